@@ -1,0 +1,54 @@
+#include "builtin_backends.hpp"
+
+#include <cstdio>
+#include <functional>
+
+#include "timers_json_backend.hpp"
+
+namespace ringprof::backends {
+
+namespace {
+struct Entry {
+    const char* name;
+    std::function<std::unique_ptr<Backend>(const Config&)> make;
+};
+
+const std::vector<Entry>& table() {
+    static const std::vector<Entry> entries = {
+        {"timers", [](const Config& c) { return std::make_unique<TimersJsonBackend>(c.timers_format); }},
+    };
+    return entries;
+}
+}  // namespace
+
+std::vector<std::string> builtin_backend_names() {
+    std::vector<std::string> names;
+    for (const Entry& e : table()) names.emplace_back(e.name);
+    return names;
+}
+
+std::vector<std::unique_ptr<Backend>> make_builtin_backends(const Config& config) {
+    std::vector<std::unique_ptr<Backend>> out;
+    if (config.backends.empty()) {
+        for (const Entry& e : table()) out.push_back(e.make(config));
+        return out;
+    }
+    for (const std::string& wanted : config.backends) {
+        bool found = false;
+        for (const Entry& e : table()) {
+            if (wanted == e.name) {
+                out.push_back(e.make(config));
+                found = true;
+            }
+        }
+        if (!found) {
+            std::string valid;
+            for (const Entry& e : table()) valid += std::string(valid.empty() ? "" : ", ") + e.name;
+            std::fprintf(stderr, "ringprof: unknown backend '%s' skipped (known: %s)\n", wanted.c_str(),
+                         valid.c_str());
+        }
+    }
+    return out;
+}
+
+}  // namespace ringprof::backends

@@ -1,0 +1,52 @@
+// Settings of a profiling session. A program can leave them all alone: the default session reads
+// the environment (RINGPROF_OUTPUT_DIR, RINGPROF_RUN_ID, ...) via Config::from_environment().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ringprof {
+
+enum class TimersFormat {
+    List,  // children as a list of named nodes (the ML-Agents seed form; the default)
+    Dict,  // children as an object keyed by name (ML-Agents 0.15 and later)
+};
+
+struct Config {
+    // Where every output file goes; created if missing. Env: RINGPROF_OUTPUT_DIR.
+    std::string output_dir = "./ringprof_out";
+    // Prefix of every output file name; empty means "<program name>_<pid>". Env: RINGPROF_RUN_ID.
+    std::string run_id;
+    // Bytes of ring per recording thread, rounded up to a power of two of 16-byte events.
+    // Env: RINGPROF_RING_BYTES.
+    std::size_t ring_bytes = std::size_t{1} << 20;
+    // Record from the start; otherwise wait for ringprof::enable(). Env: RINGPROF_ENABLED=0|1.
+    bool start_enabled = true;
+    // Built-in outputs to write, by name; empty means all of them. Env: RINGPROF_BACKENDS
+    // (comma-separated).
+    std::vector<std::string> backends;
+    // Form of <run_id>_timers.json. Env: RINGPROF_TIMERS_FORMAT=list|dict.
+    TimersFormat timers_format = TimersFormat::List;
+    // Write a snapshot every this many milliseconds while running (0: only at flush and exit).
+    // Env: RINGPROF_FLUSH_INTERVAL_MS.
+    std::uint32_t flush_interval_ms = 0;
+    // Subtract the measured cost of a marker from each parent's self time. Env:
+    // RINGPROF_SUBTRACT_OVERHEAD=0|1.
+    bool subtract_overhead = false;
+
+    // A clock of the user's own (accelerate.profiler's custom_timer) instead of the CPU's
+    // tick counter: returns ticks of `custom_clock_seconds_per_tick` seconds each. Markers then
+    // take a slower path that calls it; null uses the built-in clock.
+    std::uint64_t (*custom_clock)() = nullptr;
+    double custom_clock_seconds_per_tick = 1e-9;
+
+    // The defaults above, overridden by whatever RINGPROF_* variables are set.
+    static Config from_environment();
+
+    // The run id actually used: `run_id`, or "<program>_<pid>" when empty.
+    std::string effective_run_id() const;
+};
+
+}  // namespace ringprof

@@ -1,0 +1,193 @@
+#include "aggregator.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <string_view>
+#include <utility>
+
+#include "ringprof/detail/event.hpp"
+
+namespace ringprof::detail {
+
+namespace {
+double as_double(std::uint64_t bits) {
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+// Events a record of this kind occupies in the ring, its first event included.
+std::uint64_t record_length(EventKind kind) {
+    switch (kind) {
+        case EventKind::StepBegin:
+        case EventKind::Gauge:
+            return 2;
+        default:
+            return 1;
+    }
+}
+}  // namespace
+
+std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
+                                 std::vector<RawSpan>* spans) {
+    const Ring& ring = track.ring->ring();
+    std::uint64_t i = from;
+    while (i < to) {
+        const Event& e = ring.at(i);
+        const EventKind kind = kind_of(e.tag);
+        switch (kind) {
+            case EventKind::Begin: {
+                const auto* site = static_cast<const Site*>(pointer_of(e.tag));
+                const std::uint32_t node = track.tree.child(track.stack.back().node, site, 0);
+                track.stack.push_back(OpenScope{node, e.tsc});
+                break;
+            }
+            case EventKind::End: {
+                // An End with nothing open began before this session: nothing to charge.
+                if (track.stack.size() > 1) {
+                    const OpenScope open = track.stack.back();
+                    track.stack.pop_back();
+                    track.tree.charge(open.node, e.tsc - open.begin_ticks);
+                    if (spans != nullptr) {
+                        spans->push_back(RawSpan{track.tree.nodes()[open.node].site, open.begin_ticks,
+                                                 e.tsc, track.tid, track.depth(), track.step});
+                    }
+                }
+                break;
+            }
+            case EventKind::StepBegin:
+                track.step = static_cast<std::int64_t>(ring.at(i + 1).tsc);
+                track.step_mode = static_cast<std::uint32_t>(value_of(e.tag));
+                break;
+            case EventKind::StepEnd:
+                track.step = -1;
+                break;
+            case EventKind::Gauge: {
+                const auto* site = static_cast<const Site*>(pointer_of(e.tag));
+                extras_.gauge(site->name).set(as_double(ring.at(i + 1).tsc), clock_.to_monotonic_ns(e.tsc));
+                break;
+            }
+            case EventKind::ContextCapture: {
+                ContextSlot& slot = contexts_[value_of(e.tag) % kContextWindow];
+                slot.id = value_of(e.tag);
+                slot.path_id = path_of_stack(track);
+                break;
+            }
+            case EventKind::AdoptBegin: {
+                const std::uint64_t id = value_of(e.tag);
+                const ContextSlot& slot = contexts_[id % kContextWindow];
+                std::uint64_t path_id = 0;
+                if (slot.id == id) {
+                    path_id = slot.path_id;
+                } else if (track.blocked_passes < 2) {
+                    return i;  // its capture is in a ring not read yet
+                }
+                const std::uint32_t node = track.tree.child(track.stack.back().node, nullptr, path_id);
+                track.stack.push_back(OpenScope{node, e.tsc});
+                break;
+            }
+            case EventKind::AdoptEnd:
+                if (track.stack.size() > 1) track.stack.pop_back();
+                break;
+            default:
+                break;
+        }
+        i += record_length(kind);
+    }
+    return i;
+}
+
+std::uint64_t Aggregator::path_of_stack(const ThreadTrack& track) {
+    std::vector<std::string> names;
+    for (std::size_t k = 1; k < track.stack.size(); ++k) {
+        const CallNode& n = track.tree.nodes()[track.stack[k].node];
+        if (n.site == nullptr) {
+            names = paths_[n.key];  // an adopted context: its path replaces what lies below
+        } else {
+            names.emplace_back(n.site->name);
+        }
+    }
+    return intern_path(std::move(names));
+}
+
+std::uint64_t Aggregator::intern_path(std::vector<std::string> names) {
+    auto it = path_ids_.find(names);
+    if (it != path_ids_.end()) return it->second;
+    const std::uint64_t id = paths_.size();
+    paths_.push_back(names);
+    path_ids_.emplace(std::move(names), id);
+    return id;
+}
+
+AggNode& Aggregator::node_at_path(AggNode& root, std::uint64_t path_id) const {
+    AggNode* node = &root;
+    for (const std::string& name : paths_[path_id]) node = &node->child(name);
+    return *node;
+}
+
+void Aggregator::fold_node(const CallTree& tree, std::uint32_t index, AggNode& into, AggNode& root,
+                           std::uint64_t serial) const {
+    const auto& nodes = tree.nodes();
+    for (std::uint32_t c = nodes[index].first_child; c != 0; c = nodes[c].next_sibling) {
+        const CallNode& n = nodes[c];
+        if (n.site == nullptr) {
+            // An adopted context: this thread's scopes nest under the spawning scope's path,
+            // which itself receives no time (and no thread count) from this thread.
+            fold_node(tree, c, node_at_path(root, n.key), root, serial);
+            continue;
+        }
+        AggNode& child = into.child(n.site->name);
+        child.charge(clock_.to_ns(n.total_ticks) * 1e-9, n.count, serial);
+        fold_node(tree, c, child, root, serial);
+    }
+}
+
+void Aggregator::fold(const ThreadTrack& track, AggNode& root) const {
+    fold_node(track.tree, CallTree::kRoot, root, root, track.serial);
+}
+
+void Aggregator::retire(ThreadTrack& track) { fold(track, retired_); }
+
+void Aggregator::add_graft(std::uint64_t context_id, const std::string& graft_path, const TimerTree& tree) {
+    const ContextSlot& slot = contexts_[context_id % kContextWindow];
+    const std::uint64_t path_id = (context_id != 0 && slot.id == context_id) ? slot.path_id : 0;
+    AggNode* node = &node_at_path(grafted_, path_id);
+    std::string_view rest = graft_path;
+    while (!rest.empty()) {
+        const std::size_t slash = rest.find('/');
+        const std::string_view part = rest.substr(0, slash);
+        if (!part.empty()) node = &node->child(part);
+        rest = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash + 1);
+    }
+    node->merge(tree.root, /*parallel_flag=*/true);
+    for (const auto& [name, g] : tree.gauges) extras_.gauge(name).merge(g);
+}
+
+void Aggregator::add_metadata(const std::string& key, const std::string& value) {
+    extras_.set_metadata(key, value);
+}
+
+void Aggregator::fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live) const {
+    AggNode root = retired_;
+    root.name = "root";
+    root.absorb(grafted_);
+    for (const ThreadTrack* track : live) {
+        fold(*track, root);
+        ThreadInfo info;
+        info.tid = track->tid;
+        info.name = track->ring->thread_name();
+        info.dropped = track->ring->ring().dropped();
+        AggNode own;
+        own.name = "root";
+        fold(*track, own);
+        info.tree = own.to_timer_node();
+        snapshot.threads.push_back(std::move(info));
+    }
+    snapshot.tree.root = root.to_timer_node();
+    snapshot.tree.root.count = 1;
+    snapshot.tree.root.is_parallel = false;
+    snapshot.tree.gauges = extras_.gauges;
+    snapshot.tree.metadata = extras_.metadata;
+}
+
+}  // namespace ringprof::detail

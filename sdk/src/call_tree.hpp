@@ -1,0 +1,74 @@
+// One thread's aggregates, keyed by call path: each node is a (site, key) reached through a
+// unique chain of parents. Kept in a flat vector with index links so the drainer's per-event
+// work is a short sibling scan and two additions, with no allocation once the paths are known.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ringprof/site.hpp"
+
+namespace ringprof::detail {
+
+struct CallNode {
+    const Site* site = nullptr;  // null for the root and for adopted-context placeholders
+    std::uint64_t key = 0;       // context path id (placeholders) or signature id (signatures)
+    std::uint32_t parent = 0;
+    std::uint32_t first_child = 0;  // 0: none (index 0 is the root, never anyone's child)
+    std::uint32_t last_child = 0;
+    std::uint32_t next_sibling = 0;
+    std::uint32_t last_hit = 0;     // the child entered last: hot loops revisit it
+    std::uint64_t count = 0;
+    std::uint64_t total_ticks = 0;
+};
+
+class CallTree {
+public:
+    static constexpr std::uint32_t kRoot = 0;
+
+    CallTree() { nodes_.emplace_back(); }
+
+    std::uint32_t child(std::uint32_t parent, const Site* site, std::uint64_t key) {
+        const std::uint32_t hit = nodes_[parent].last_hit;
+        if (hit != 0 && nodes_[hit].site == site && nodes_[hit].key == key) return hit;
+        for (std::uint32_t i = nodes_[parent].first_child; i != 0; i = nodes_[i].next_sibling) {
+            if (nodes_[i].site == site && nodes_[i].key == key) {
+                nodes_[parent].last_hit = i;
+                return i;
+            }
+        }
+        return add_child(parent, site, key);
+    }
+
+    void charge(std::uint32_t node, std::uint64_t ticks) {
+        CallNode& n = nodes_[node];
+        ++n.count;
+        n.total_ticks += ticks;
+    }
+
+    const std::vector<CallNode>& nodes() const { return nodes_; }
+    bool empty() const { return nodes_.size() == 1; }
+
+private:
+    std::uint32_t add_child(std::uint32_t parent, const Site* site, std::uint64_t key) {
+        const auto index = static_cast<std::uint32_t>(nodes_.size());
+        CallNode n;
+        n.site = site;
+        n.key = key;
+        n.parent = parent;
+        nodes_.push_back(n);
+        CallNode& p = nodes_[parent];
+        if (p.first_child == 0) {
+            p.first_child = index;
+        } else {
+            nodes_[p.last_child].next_sibling = index;
+        }
+        p.last_child = index;
+        p.last_hit = index;
+        return index;
+    }
+
+    std::vector<CallNode> nodes_;
+};
+
+}  // namespace ringprof::detail

@@ -1,0 +1,77 @@
+// The background thread that reads every ring. Producers never wait for it: it polls, sleeping
+// a little longer each time it finds nothing (and not at all while there is work), and other
+// threads hand it work (snapshots, grafts) as commands that it runs between passes.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "aggregator.hpp"
+#include "clock_calibration.hpp"
+#include "thread_track.hpp"
+
+namespace ringprof::detail {
+
+class Drainer {
+public:
+    using SpanSink = std::function<void(std::vector<RawSpan>&)>;
+    using PeriodicTask = std::function<void(Drainer&)>;
+
+    explicit Drainer(ClockCalibration& clock);
+    ~Drainer();  // stop() if still running
+
+    // `sink` receives completed scopes after each pass when set (it may swap the vector out).
+    void set_span_sink(SpanSink sink) { span_sink_ = std::move(sink); }
+    // Runs on the drainer thread every `interval_ms` (0: never).
+    void set_periodic(std::uint32_t interval_ms, PeriodicTask task);
+
+    void start();
+    // Reads every ring to its end, stops the thread and parks the rings for a later session.
+    void stop();
+
+    // Runs `fn` on the drainer thread right after a full pass and waits for it to finish. From
+    // the drainer thread itself (a periodic task), runs it at once.
+    void run(const std::function<void(Drainer&)>& fn);
+
+    // For commands (drainer thread only).
+    Aggregator& aggregator() { return aggregator_; }
+    void fill(Snapshot& snapshot) const;
+    // Reads every ring until a pass finds nothing new.
+    void drain_all();
+
+private:
+    void loop();
+    std::uint64_t pass();
+    void adopt_new_rings();
+    void run_commands();
+
+    ClockCalibration& clock_;
+    Aggregator aggregator_;
+    std::vector<ThreadTrack*> tracks_;
+    std::vector<RawSpan> spans_;
+    SpanSink span_sink_;
+    std::uint64_t retired_dropped_ = 0;
+    std::uint32_t retired_threads_ = 0;
+
+    std::uint32_t periodic_ms_ = 0;
+    PeriodicTask periodic_;
+
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::condition_variable done_;
+    struct Command {
+        const std::function<void(Drainer&)>* fn;
+        std::uint64_t ticket;
+    };
+    std::vector<Command> commands_;
+    std::uint64_t next_ticket_ = 1;
+    std::uint64_t completed_ticket_ = 0;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+}  // namespace ringprof::detail

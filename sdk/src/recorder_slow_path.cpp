@@ -1,0 +1,69 @@
+// The markers' out-of-line path: a thread's first event (register its ring), the first event of
+// the process (start the default session), and recording with a user clock.
+#include "ring_registry.hpp"
+#include "ringprof/detail/recorder.hpp"
+#include "session_impl.hpp"
+
+namespace ringprof::detail {
+
+namespace {
+
+// Returns the calling thread's ring, registering it first, or null if nothing may be recorded
+// now (recording off, the thread exiting, the drainer itself). Starts the default session.
+Ring* ring_for_recording(std::uint8_t& state) noexcept {
+    state = g_state.load(std::memory_order_acquire);
+    if (state == kOff) return nullptr;
+    if (state == kNotStarted) {
+        try {
+            ensure_default_session();
+        } catch (...) {
+            return nullptr;  // out of memory or threads: the program goes on unmeasured
+        }
+        state = g_state.load(std::memory_order_acquire);
+        if (state != kOn && state != kSlow) return nullptr;
+    }
+    if (t_ring == nullptr) {
+        try {
+            ThreadRing* r = RingRegistry::instance().register_current_thread(ring_capacity_for_new_threads());
+            if (r == nullptr) return nullptr;
+            t_ring = &r->ring();
+        } catch (...) {
+            return nullptr;
+        }
+    }
+    return t_ring;
+}
+
+}  // namespace
+
+Ring* begin_slow(const Site* site, bool& admitted) noexcept {
+    std::uint8_t state = 0;
+    Ring* ring = ring_for_recording(state);
+    if (ring == nullptr) return nullptr;
+    if (state == kOn) {
+        admitted = ring->try_begin(make_tag(site, EventKind::Begin));
+    } else {
+        Event e{slow_ticks(), make_tag(site, EventKind::Begin)};
+        admitted = ring->try_open(&e, 1);
+    }
+    return ring;
+}
+
+Ring* open_slow(Event* events, std::uint64_t n, bool& admitted) noexcept {
+    std::uint8_t state = 0;
+    Ring* ring = ring_for_recording(state);
+    if (ring == nullptr) return nullptr;
+    events[0].tsc = slow_ticks();
+    admitted = ring->try_open(events, n);
+    return ring;
+}
+
+bool write_slow(Event* events, std::uint64_t n) noexcept {
+    std::uint8_t state = 0;
+    Ring* ring = ring_for_recording(state);
+    if (ring == nullptr) return false;
+    events[0].tsc = slow_ticks();
+    return ring->try_write(events, n);
+}
+
+}  // namespace ringprof::detail

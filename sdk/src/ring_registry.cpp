@@ -1,0 +1,96 @@
+#include "ring_registry.hpp"
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <utility>
+
+#include "ringprof/detail/recorder.hpp"
+
+namespace ringprof::detail {
+
+namespace {
+
+std::atomic<RingRegistry*> g_registry{nullptr};
+
+// Retires the thread's ring when the thread ends. Touched only from the slow path, so ordinary
+// markers never pay for its thread-exit registration.
+struct ThreadExitHook {
+    ThreadRing* ring = nullptr;
+    bool exiting = false;
+    ~ThreadExitHook() {
+        exiting = true;
+        t_ring = nullptr;
+        if (ring != nullptr) ring->retire();
+    }
+};
+thread_local ThreadExitHook t_exit_hook;
+
+std::string os_thread_name() {
+    char buf[32] = {};
+    if (pthread_getname_np(pthread_self(), buf, sizeof buf) != 0) return {};
+    return buf;
+}
+
+}  // namespace
+
+RingRegistry& RingRegistry::instance() {
+    // Never destroyed: threads may still exit after static destruction has begun.
+    if (RingRegistry* r = g_registry.load(std::memory_order_acquire)) return *r;
+    static const bool created = [] {
+        g_registry.store(new RingRegistry(), std::memory_order_release);
+        return true;
+    }();
+    static_cast<void>(created);
+    return *g_registry.load(std::memory_order_acquire);
+}
+
+ThreadRing* RingRegistry::register_current_thread(std::uint64_t capacity) {
+    ThreadExitHook& hook = t_exit_hook;
+    if (hook.exiting) return nullptr;
+    ThreadRing* ring = nullptr;
+    std::uint64_t serial = 0;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = std::find_if(pool_.begin(), pool_.end(),
+                               [&](ThreadRing* r) { return r->capacity() == capacity; });
+        if (it != pool_.end()) {
+            ring = *it;
+            pool_.erase(it);
+        }
+        serial = next_serial_++;
+    }
+    if (ring == nullptr) ring = new ThreadRing(capacity);
+    ring->claim(static_cast<std::uint32_t>(::syscall(SYS_gettid)), os_thread_name(), serial);
+    hook.ring = ring;
+    announced_.enqueue(ring);
+    return ring;
+}
+
+ThreadRing* RingRegistry::current_thread_ring() { return t_exit_hook.ring; }
+
+void RingRegistry::recycle(ThreadRing* ring) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pool_.push_back(ring);
+}
+
+void RingRegistry::park(std::vector<ThreadRing*> rings) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    parked_.insert(parked_.end(), rings.begin(), rings.end());
+}
+
+std::vector<ThreadRing*> RingRegistry::take_parked() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(parked_, {});
+}
+
+void RingRegistry::reset_after_fork() {
+    g_registry.store(new RingRegistry(), std::memory_order_release);  // the parent's (and its possibly held mutex) is abandoned
+    t_exit_hook.ring = nullptr;
+    t_ring = nullptr;
+}
+
+}  // namespace ringprof::detail

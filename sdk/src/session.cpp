@@ -1,0 +1,280 @@
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <optional>
+#include <stdexcept>
+
+#include "builtin_backends.hpp"
+#include "ring_registry.hpp"
+#include "ringprof/detail/recorder.hpp"
+#include "ringprof/output_files.hpp"
+#include "ringprof/version.hpp"
+#include "session_impl.hpp"
+
+namespace ringprof {
+
+namespace {
+
+// Both replaced in a forked child and never destroyed (threads may outlive static destruction).
+std::mutex* g_mutex = new std::mutex();        // guards the pointers below
+std::mutex* g_start_mutex = new std::mutex();  // serializes starting the default session
+Session* g_current = nullptr;
+Session* g_default = nullptr;
+std::optional<Config> g_child_config;  // set in a forked child: the parent's settings
+std::atomic<std::uint64_t> g_ring_capacity{std::uint64_t{1} << 16};
+std::atomic<std::uint64_t (*)()> g_custom_clock{nullptr};
+bool g_handlers_installed = false;
+
+std::uint64_t capacity_for(std::size_t bytes) {
+    std::uint64_t events = 64;
+    while (events * sizeof(detail::Event) < bytes && events < (std::uint64_t{1} << 32)) events <<= 1;
+    return events;
+}
+
+std::string host_name() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+    return buf;
+}
+
+std::string seconds_string(std::uint64_t epoch_ns) { return std::to_string(epoch_ns / 1000000000ull); }
+
+std::uint8_t recording_state(const Config& c) {
+    if (!c.start_enabled) return detail::kOff;
+    return c.custom_clock != nullptr ? detail::kSlow : detail::kOn;
+}
+
+void stop_default_session_at_exit() {
+    Session* s = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(*g_mutex);
+        s = g_default;
+        g_default = nullptr;
+    }
+    delete s;  // the destructor does nothing in a process that did not start it
+}
+
+void after_fork_in_child() {
+    // Only this thread exists now; locks other threads held are abandoned with their owners.
+    g_mutex = new std::mutex();
+    g_start_mutex = new std::mutex();
+    const std::uint8_t state = detail::g_state.load(std::memory_order_relaxed);
+    if (g_current != nullptr) {
+        Config c = g_current->config();
+        if (!c.run_id.empty()) c.run_id += "_" + std::to_string(::getpid());
+        g_child_config = std::move(c);
+        // The parent's session (and its drainer, which did not survive fork) is left alone:
+        // its destructor, if it ever runs here, sees another pid and does nothing.
+        g_current = nullptr;
+        g_default = nullptr;
+    }
+    detail::RingRegistry::reset_after_fork();
+    detail::g_state.store(state == detail::kOff ? detail::kOff : detail::kNotStarted,
+                          std::memory_order_relaxed);
+}
+
+void install_process_handlers() {
+    if (g_handlers_installed) return;
+    g_handlers_installed = true;
+    std::atexit(stop_default_session_at_exit);
+    ::pthread_atfork(nullptr, nullptr, after_fork_in_child);
+}
+
+}  // namespace
+
+namespace detail {
+
+std::mutex& session_mutex() { return *g_mutex; }
+
+std::uint64_t ring_capacity_for_new_threads() { return g_ring_capacity.load(std::memory_order_relaxed); }
+
+void ensure_default_session() {
+    std::lock_guard<std::mutex> starting(*g_start_mutex);
+    {
+        std::lock_guard<std::mutex> lock(*g_mutex);
+        if (g_current != nullptr || g_state.load(std::memory_order_relaxed) != kNotStarted) return;
+    }
+    Config c = g_child_config ? *g_child_config : Config::from_environment();
+    try {
+        auto* s = new Session(std::move(c));
+        std::lock_guard<std::mutex> lock(*g_mutex);
+        g_default = s;
+    } catch (const std::exception& e) {
+        // An explicit session started in between: markers record into that one instead.
+        static_cast<void>(e);
+    }
+}
+
+std::uint64_t slow_ticks() noexcept {
+    auto* custom = g_custom_clock.load(std::memory_order_relaxed);
+    return custom != nullptr ? custom() : read_ticks();
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------- SessionImpl
+
+SessionImpl::SessionImpl(Config c)
+    : config(std::move(c)),
+      clock(config.custom_clock != nullptr
+                ? detail::ClockCalibration(config.custom_clock, config.custom_clock_seconds_per_tick)
+                : detail::ClockCalibration()),
+      drainer(clock),
+      owner_pid(::getpid()) {
+    run.output_dir = config.output_dir;
+    run.run_id = config.effective_run_id();
+    run.pid = owner_pid;
+    run.host = host_name();
+    run.start_epoch_ns = clock.start_epoch_ns();
+    backends = backends::make_builtin_backends(config);
+}
+
+SessionImpl::~SessionImpl() {
+    if (owner_pid == ::getpid()) stop();
+}
+
+void SessionImpl::start() {
+    try {
+        ensure_output_dir(run.output_dir);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ringprof: %s; recording continues, but files will not be written\n", e.what());
+    }
+    for (auto& b : backends) {
+        try {
+            b->on_start(run);
+        } catch (const std::exception& e) {
+            report(*b, "start", e);
+        }
+    }
+    if (config.flush_interval_ms != 0) {
+        drainer.set_periodic(config.flush_interval_ms, [this](detail::Drainer&) { write_snapshot(false); });
+    }
+    drainer.start();
+}
+
+void SessionImpl::stop() {
+    if (stopped) return;
+    stopped = true;
+    drainer.run([this](detail::Drainer&) { write_snapshot(true); });
+    drainer.stop();
+    for (auto& b : backends) {
+        try {
+            b->on_close();
+        } catch (const std::exception& e) {
+            report(*b, "close", e);
+        }
+    }
+}
+
+Snapshot SessionImpl::make_snapshot(bool final) {
+    Snapshot s;
+    drainer.fill(s);
+    const std::uint64_t now_ticks = detail::slow_ticks();
+    s.end_epoch_ns = clock.to_epoch_ns(now_ticks);
+    s.final = final;
+    s.tree.root.name = "root";
+    s.tree.root.total = clock.to_ns(now_ticks - clock.start_ticks()) * 1e-9;
+    // Metadata: what ML-Agents records, minus the command line (real files have leaked tokens
+    // that way), plus what a reader needs to trust the numbers.
+    TimerTree& t = s.tree;
+    std::vector<std::pair<std::string, std::string>> user = std::move(t.metadata);
+    t.metadata.clear();
+    t.set_metadata("timer_format_version", "0.1.0");
+    t.set_metadata("start_time_seconds", seconds_string(run.start_epoch_ns));
+    t.set_metadata("ringprof_version", RINGPROF_VERSION_STRING);
+    t.set_metadata("run_id", run.run_id);
+    t.set_metadata("dropped_scopes", std::to_string(s.dropped));
+    for (auto& [k, v] : user) t.set_metadata(k, v);
+    t.set_metadata("end_time_seconds", seconds_string(s.end_epoch_ns));
+    return s;
+}
+
+void SessionImpl::write_snapshot(bool final) {
+    const Snapshot s = make_snapshot(final);
+    for (auto& b : backends) {
+        try {
+            b->on_snapshot(s);
+        } catch (const std::exception& e) {
+            report(*b, "write", e);
+        }
+    }
+}
+
+void SessionImpl::report(const Backend& backend, const char* stage, const std::exception& e) {
+    std::string message = std::string(backend.name()) + " (" + stage + "): " + e.what();
+    for (const std::string& seen : last_errors_) {
+        if (seen == message) return;
+    }
+    last_errors_.push_back(message);
+    std::fprintf(stderr, "ringprof: backend %s; the data collected so far is kept\n", message.c_str());
+}
+
+// ---------------------------------------------------------------- Session
+
+Session::Session(Config config) {
+    {
+        std::lock_guard<std::mutex> lock(*g_mutex);
+        if (g_current != nullptr) {
+            throw std::logic_error("ringprof: a session is already running in this process");
+        }
+        install_process_handlers();
+        g_current = this;
+    }
+    impl_ = std::make_unique<SessionImpl>(std::move(config));
+    g_ring_capacity.store(capacity_for(impl_->config.ring_bytes), std::memory_order_relaxed);
+    g_custom_clock.store(impl_->config.custom_clock, std::memory_order_relaxed);
+    impl_->start();
+    detail::g_state.store(recording_state(impl_->config), std::memory_order_release);
+}
+
+Session::~Session() {
+    if (impl_->owner_pid != ::getpid()) {
+        static_cast<void>(impl_.release());  // a forked child's copy: its drainer never existed here
+        return;
+    }
+    detail::g_state.store(detail::kOff, std::memory_order_release);
+    impl_->stop();
+    std::lock_guard<std::mutex> lock(*g_mutex);
+    if (g_current == this) g_current = nullptr;
+}
+
+void Session::flush() {
+    impl_->drainer.run([this](detail::Drainer&) { impl_->write_snapshot(false); });
+}
+
+Snapshot Session::snapshot() {
+    Snapshot s;
+    impl_->drainer.run([&](detail::Drainer&) { s = impl_->make_snapshot(false); });
+    return s;
+}
+
+void Session::add_backend(std::unique_ptr<Backend> backend) {
+    Backend* b = backend.get();
+    impl_->drainer.run([&](detail::Drainer&) {
+        try {
+            b->on_start(impl_->run);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "ringprof: backend %s (start): %s\n", b->name(), e.what());
+        }
+        impl_->backends.push_back(std::move(backend));
+    });
+}
+
+void Session::add_metadata(std::string_view key, std::string_view value) {
+    const std::string k(key), v(value);
+    impl_->drainer.run([&](detail::Drainer& d) { d.aggregator().add_metadata(k, v); });
+}
+
+const Config& Session::config() const { return impl_->config; }
+const RunInfo& Session::run_info() const { return impl_->run; }
+
+Session* Session::current() {
+    std::lock_guard<std::mutex> lock(*g_mutex);
+    return g_current;
+}
+
+}  // namespace ringprof

@@ -1,0 +1,52 @@
+// What a Session owns, and the process-wide bookkeeping of which session is current.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "clock_calibration.hpp"
+#include "drainer.hpp"
+#include "ringprof/session.hpp"
+
+namespace ringprof {
+
+class SessionImpl {
+public:
+    explicit SessionImpl(Config config);
+    ~SessionImpl();
+
+    void start();
+    void stop();  // final snapshot, backends closed, rings parked
+
+    // Drainer thread only.
+    Snapshot make_snapshot(bool final);
+    void write_snapshot(bool final);
+
+    Config config;
+    RunInfo run;
+    detail::ClockCalibration clock;
+    detail::Drainer drainer;
+    std::vector<std::unique_ptr<Backend>> backends;  // touched on the drainer thread only
+    pid_t owner_pid;
+    bool stopped = false;
+
+private:
+    void report(const Backend& backend, const char* stage, const std::exception& e);
+    std::vector<std::string> last_errors_;  // per backend, so a repeating failure is said once
+};
+
+namespace detail {
+
+// The global lock for session start/stop (never taken by markers).
+std::mutex& session_mutex();
+// Starts the default session unless one exists (slow path of the first marker).
+void ensure_default_session();
+// Ring capacity (events) for threads registering now.
+std::uint64_t ring_capacity_for_new_threads();
+
+}  // namespace detail
+}  // namespace ringprof

@@ -1,0 +1,35 @@
+// What the drainer keeps per recording thread: the ring it reads and the decoding state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "call_tree.hpp"
+#include "thread_ring.hpp"
+
+namespace ringprof::detail {
+
+struct OpenScope {
+    std::uint32_t node;
+    std::uint64_t begin_ticks;
+};
+
+struct ThreadTrack {
+    explicit ThreadTrack(ThreadRing* r) : ring(r), tid(r->tid()), serial(r->serial()) {
+        stack.push_back(OpenScope{CallTree::kRoot, 0});
+    }
+
+    ThreadRing* ring;
+    std::uint32_t tid;
+    std::uint64_t serial;
+    CallTree tree;
+    std::vector<OpenScope> stack;  // stack[0] is the root and is never popped
+    std::int64_t step = -1;        // the step this thread is inside, -1 if none
+    std::uint32_t step_mode = 0;
+    std::uint32_t blocked_passes = 0;  // passes this ring has waited for a context's capture
+
+    std::uint32_t depth() const { return static_cast<std::uint32_t>(stack.size() - 1); }
+};
+
+}  // namespace ringprof::detail

@@ -1,0 +1,114 @@
+#include <algorithm>
+#include <cmath>
+
+#include "ringprof/timer_tree.hpp"
+
+namespace ringprof {
+
+double TimerNode::self() const {
+    double children_total = 0.0;
+    for (const TimerNode& c : children) children_total += c.total;
+    return std::max(0.0, total - children_total);
+}
+
+TimerNode& TimerNode::child(std::string_view child_name) {
+    for (TimerNode& c : children) {
+        if (c.name == child_name) return c;
+    }
+    children.emplace_back();
+    children.back().name = std::string(child_name);
+    return children.back();
+}
+
+const TimerNode* TimerNode::find(std::string_view child_name) const {
+    for (const TimerNode& c : children) {
+        if (c.name == child_name) return &c;
+    }
+    return nullptr;
+}
+
+const TimerNode* TimerNode::find_path(std::string_view path) const {
+    const TimerNode* node = this;
+    while (node != nullptr && !path.empty()) {
+        const std::size_t slash = path.find('/');
+        node = node->find(path.substr(0, slash));
+        path = slash == std::string_view::npos ? std::string_view{} : path.substr(slash + 1);
+    }
+    return node;
+}
+
+void TimerNode::merge(const TimerNode& other, bool parallel) {
+    total += other.total;
+    count += other.count;
+    is_parallel = is_parallel || parallel || other.is_parallel;
+    for (const TimerNode& c : other.children) child(c.name).merge(c, parallel);
+}
+
+void Gauge::set(double v, std::uint64_t when_ns) {
+    if (std::isnan(v)) return;
+    if (count == 0) {
+        min = max = v;
+    } else {
+        min = std::min(min, v);
+        max = std::max(max, v);
+    }
+    if (count == 0 || when_ns >= updated_ns) {
+        value = v;
+        updated_ns = when_ns;
+    }
+    ++count;
+}
+
+void Gauge::merge(const Gauge& other) {
+    if (other.count == 0) return;
+    if (count == 0) {
+        *this = other;
+        return;
+    }
+    min = std::min(min, other.min);
+    max = std::max(max, other.max);
+    if (other.updated_ns >= updated_ns) {
+        value = other.value;
+        updated_ns = other.updated_ns;
+    }
+    count += other.count;
+}
+
+Gauge& TimerTree::gauge(std::string_view name) {
+    for (auto& [n, g] : gauges) {
+        if (n == name) return g;
+    }
+    gauges.emplace_back(std::string(name), Gauge{});
+    return gauges.back().second;
+}
+
+void TimerTree::set_metadata(std::string_view key, std::string_view value) {
+    for (auto& [k, v] : metadata) {
+        if (k == key) {
+            v = std::string(value);
+            return;
+        }
+    }
+    metadata.emplace_back(std::string(key), std::string(value));
+}
+
+const std::string* TimerTree::find_metadata(std::string_view key) const {
+    for (const auto& [k, v] : metadata) {
+        if (k == key) return &v;
+    }
+    return nullptr;
+}
+
+void TimerTree::merge(const TimerTree& other, std::string_view graft_path, bool parallel) {
+    TimerNode* node = &root;
+    while (!graft_path.empty()) {
+        const std::size_t slash = graft_path.find('/');
+        const std::string_view part = graft_path.substr(0, slash);
+        if (!part.empty()) node = &node->child(part);
+        graft_path = slash == std::string_view::npos ? std::string_view{} : graft_path.substr(slash + 1);
+    }
+    node->merge(other.root, parallel);
+    for (const auto& [name, g] : other.gauges) gauge(name).merge(g);
+}
+
+}  // namespace ringprof
