@@ -63,7 +63,10 @@ ThreadRing* RingRegistry::register_current_thread(std::uint64_t capacity) {
         }
         serial = next_serial_++;
     }
-    if (ring == nullptr) ring = new ThreadRing(capacity);
+    if (ring == nullptr) {
+        ring = new ThreadRing(capacity);
+        rings_allocated_.fetch_add(1, std::memory_order_relaxed);
+    }
     ring->claim(static_cast<std::uint32_t>(::syscall(SYS_gettid)), os_thread_name(), serial);
     hook.ring = ring;
     announced_.enqueue(ring);

@@ -11,6 +11,7 @@
 
 #include <concurrentqueue/concurrentqueue.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -26,6 +27,9 @@ public:
     // Slow path of the calling thread's first marker: a ring of `capacity` events, claimed and
     // announced; null once the thread has begun exiting.
     ThreadRing* register_current_thread(std::uint64_t capacity);
+
+    // Rings ever allocated (not taken from the pool): flat under thread churn.
+    std::uint64_t rings_allocated() const { return rings_allocated_.load(std::memory_order_relaxed); }
 
     // The calling thread's ring, if it has registered.
     static ThreadRing* current_thread_ring();
@@ -48,6 +52,7 @@ private:
     std::vector<ThreadRing*> pool_;
     std::vector<ThreadRing*> parked_;
     std::uint64_t next_serial_ = 1;
+    std::atomic<std::uint64_t> rings_allocated_{0};
 };
 
 }  // namespace ringprof::detail

@@ -1,0 +1,57 @@
+// The hot path never allocates: count every operator new on the recording thread.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "ringprof/ringprof.hpp"
+#include "temp_dir.hpp"
+
+namespace {
+thread_local std::uint64_t t_allocations = 0;
+}
+
+void* operator new(std::size_t n) {
+    ++t_allocations;
+    if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+    throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) {
+    ++t_allocations;
+    if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace ringprof {
+namespace {
+
+void leaf() { PROF_FUNCTION(); }
+
+TEST(HotPath, MillionScopesAllocateNothingAfterWarmUp) {
+    testing::TempDir dir;
+    Config c;
+    c.output_dir = dir.str();
+    c.run_id = "alloc";
+    c.backends = {"timers"};
+    Session session(c);
+    { PROF_SCOPE("warm_up"); leaf(); }  // registers this thread's ring (the slow path)
+    const std::uint64_t before = t_allocations;
+    const long n = testing::scaled(1'000'000);
+    for (long i = 0; i < n; ++i) {
+        PROF_SCOPE("hot");
+        leaf();
+    }
+    const std::uint64_t during = t_allocations - before;
+    EXPECT_EQ(during, 0u);
+    const Snapshot s = session.snapshot();
+    ASSERT_NE(s.tree.root.find("hot"), nullptr);
+    EXPECT_EQ(s.tree.root.find("hot")->count + s.dropped, static_cast<std::uint64_t>(n));
+}
+
+}  // namespace
+}  // namespace ringprof
