@@ -176,7 +176,7 @@ void Aggregator::fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live)
         ThreadInfo info;
         info.tid = track->tid;
         info.name = track->ring->thread_name();
-        info.dropped = track->ring->ring().dropped();
+        info.dropped = track->dropped();
         AggNode own;
         own.name = "root";
         fold(*track, own);

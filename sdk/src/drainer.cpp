@@ -8,8 +8,12 @@
 namespace ringprof::detail {
 
 namespace {
-constexpr auto kMinSleep = std::chrono::microseconds(50);
+// Polling a ring's head while its producer writes makes the head's cache line bounce between
+// cores on every event, which costs the producer more than the event itself. So the drainer
+// reads in large batches: it sleeps between passes unless some ring is filling up.
+constexpr auto kBusySleep = std::chrono::microseconds(100);
 constexpr auto kMaxSleep = std::chrono::microseconds(2000);
+constexpr std::uint64_t kUrgentFillDivisor = 4;  // a ring a quarter full is read again at once
 }  // namespace
 
 Drainer::Drainer(ClockCalibration& clock) : clock_(clock), aggregator_(clock) {}
@@ -22,7 +26,9 @@ void Drainer::set_periodic(std::uint32_t interval_ms, PeriodicTask task) {
 }
 
 void Drainer::start() {
-    for (ThreadRing* ring : RingRegistry::instance().take_parked()) tracks_.push_back(new ThreadTrack(ring));
+    for (ThreadRing* ring : RingRegistry::instance().take_parked()) {
+        tracks_.push_back(new ThreadTrack(ring, ring->ring().dropped()));
+    }
     thread_ = std::thread([this] { loop(); });
 }
 
@@ -58,12 +64,13 @@ void Drainer::run(const std::function<void(Drainer&)>& fn) {
 
 void Drainer::adopt_new_rings() {
     ThreadRing* ring = nullptr;
-    while (RingRegistry::instance().next_announced(ring)) tracks_.push_back(new ThreadTrack(ring));
+    while (RingRegistry::instance().next_announced(ring)) tracks_.push_back(new ThreadTrack(ring, 0));
 }
 
 std::uint64_t Drainer::pass() {
     adopt_new_rings();
     std::uint64_t events = 0;
+    urgent_ = false;
     std::vector<RawSpan>* spans = span_sink_ ? &spans_ : nullptr;
     for (std::size_t k = 0; k < tracks_.size();) {
         ThreadTrack& track = *tracks_[k];
@@ -76,9 +83,10 @@ std::uint64_t Drainer::pass() {
         ring.release(stop);
         track.blocked_passes = stop < head ? track.blocked_passes + 1 : 0;
         events += stop - tail;
+        urgent_ = urgent_ || (head - tail) * kUrgentFillDivisor >= ring.capacity();
         if (retired && stop == head) {
             aggregator_.retire(track);
-            retired_dropped_ += ring.dropped();
+            retired_dropped_ += track.dropped();
             ++retired_threads_;
             RingRegistry::instance().recycle(track.ring);
             delete tracks_[k];
@@ -123,7 +131,7 @@ void Drainer::run_commands() {
 }
 
 void Drainer::loop() {
-    auto sleep = kMinSleep;
+    auto sleep = kBusySleep;
     auto next_periodic = std::chrono::steady_clock::now() + std::chrono::milliseconds(periodic_ms_);
     for (;;) {
         const std::uint64_t events = pass();
@@ -140,12 +148,10 @@ void Drainer::loop() {
             run_commands();
             return;
         }
-        if (events != 0) {
-            sleep = kMinSleep;
-            continue;
-        }
+        if (urgent_) continue;
+        sleep = events != 0 ? kBusySleep
+                            : std::min(sleep * 2, std::chrono::duration_cast<std::chrono::microseconds>(kMaxSleep));
         wake_.wait_for(lock, sleep, [&] { return stopping_ || !commands_.empty(); });
-        sleep = std::min(sleep * 2, std::chrono::duration_cast<std::chrono::microseconds>(kMaxSleep));
     }
 }
 

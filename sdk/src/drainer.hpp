@@ -56,6 +56,7 @@ private:
     SpanSink span_sink_;
     std::uint64_t retired_dropped_ = 0;
     std::uint32_t retired_threads_ = 0;
+    bool urgent_ = false;  // the last pass found a ring filling up
 
     std::uint32_t periodic_ms_ = 0;
     PeriodicTask periodic_;

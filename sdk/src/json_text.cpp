@@ -36,7 +36,7 @@ void append_python_float(std::string& out, double value) {
             out += '.';
             out.append(digits, 1, std::string::npos);
         }
-        char exp[8];
+        char exp[16];
         std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
         out += exp;
         return;

@@ -16,19 +16,24 @@ struct OpenScope {
 };
 
 struct ThreadTrack {
-    explicit ThreadTrack(ThreadRing* r) : ring(r), tid(r->tid()), serial(r->serial()) {
+    // `dropped_before`: drops the ring counted before this session (a ring parked by an earlier
+    // session); a newly announced ring starts from zero.
+    ThreadTrack(ThreadRing* r, std::uint64_t drops_already_counted)
+        : ring(r), tid(r->tid()), serial(r->serial()), dropped_before(drops_already_counted) {
         stack.push_back(OpenScope{CallTree::kRoot, 0});
     }
 
     ThreadRing* ring;
     std::uint32_t tid;
     std::uint64_t serial;
+    std::uint64_t dropped_before;  // the ring's drop count when this session took it over
     CallTree tree;
     std::vector<OpenScope> stack;  // stack[0] is the root and is never popped
     std::int64_t step = -1;        // the step this thread is inside, -1 if none
     std::uint32_t step_mode = 0;
     std::uint32_t blocked_passes = 0;  // passes this ring has waited for a context's capture
 
+    std::uint64_t dropped() const { return ring->ring().dropped() - dropped_before; }
     std::uint32_t depth() const { return static_cast<std::uint32_t>(stack.size() - 1); }
 };
 

@@ -1,6 +1,8 @@
 // Timers JSON in both ML-Agents forms: written as Python writes it, read back from either.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "json_text.hpp"
 #include "ringprof/timers_json.hpp"
 

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine (run as root so missing packages can be
+# installed with apt-get; nothing is downloaded from anywhere else):
+#   scripts/dev.sh demo   install what is missing, build, run the demo (outputs in ./ringprof_out)
+#   scripts/dev.sh test   install what is missing, build and run every test: normal build,
+#                         ThreadSanitizer, AddressSanitizer+UBSan, the overhead budget, the fuzzers
+# Safe to re-run: builds are incremental, installed packages are skipped.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_root=${RINGPROF_BUILD_ROOT:-"$here/build"}
+jobs=${RINGPROF_JOBS:-$(nproc)}
+
+build_packages=(cmake make g++ pkg-config libconcurrentqueue-dev libfmt-dev libgtest-dev
+                libbenchmark-dev zlib1g-dev libsimdjson-dev)
+test_packages=(clang libclang-rt-14-dev chromium)
+
+install_missing() {
+    local missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "ringprof: missing Debian packages: ${missing[*]} (run as root, or apt-get install them)" >&2
+        exit 1
+    fi
+    echo "== installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+configure_and_build() {  # dir, extra cmake args...
+    local dir=$1
+    shift
+    cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+    cmake --build "$dir" -j "$jobs"
+}
+
+run_tests() {  # dir
+    (cd "$1" && ctest --output-on-failure --timeout 600)
+}
+
+case "${1:-}" in
+demo)
+    install_missing "${build_packages[@]}"
+    configure_and_build "$build_root/release" -DRINGPROF_BUILD_TESTS=OFF -DRINGPROF_BUILD_BENCH=OFF
+    "$build_root/release/examples/ringprof_demo"
+    ;;
+test)
+    install_missing "${build_packages[@]}" "${test_packages[@]}"
+    echo "== normal build"
+    configure_and_build "$build_root/release"
+    run_tests "$build_root/release"
+    echo "== overhead budget: PROF_SCOPE must cost at most 2x a bare pair of TSC reads"
+    (cd "$build_root/release" && ./bench/bench_overhead --benchmark_min_time=0.2 --budget=2.0)
+    echo "== ThreadSanitizer"
+    configure_and_build "$build_root/tsan" -DRINGPROF_SANITIZE=thread \
+        -DRINGPROF_BUILD_BENCH=OFF -DRINGPROF_BUILD_EXAMPLES=OFF
+    RINGPROF_TEST_SCALE=10 RINGPROF_SKIP_BROWSER_TESTS=1 TSAN_OPTIONS=halt_on_error=1 \
+        run_tests "$build_root/tsan"
+    echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+    configure_and_build "$build_root/asan" -DRINGPROF_SANITIZE=address,undefined \
+        -DRINGPROF_BUILD_BENCH=OFF -DRINGPROF_BUILD_EXAMPLES=OFF
+    RINGPROF_TEST_SCALE=10 RINGPROF_SKIP_BROWSER_TESTS=1 run_tests "$build_root/asan"
+    echo "== all test suites passed"
+    ;;
+*)
+    echo "usage: scripts/dev.sh demo|test" >&2
+    exit 2
+    ;;
+esac
