@@ -125,25 +125,41 @@ AggNode& Aggregator::node_at_path(AggNode& root, std::uint64_t path_id) const {
     return *node;
 }
 
-void Aggregator::fold_node(const CallTree& tree, std::uint32_t index, AggNode& into, AggNode& root,
-                           std::uint64_t serial) const {
+void Aggregator::fold_node(const CallTree& tree, const std::vector<std::uint64_t>& subtree_calls,
+                           std::uint32_t index, AggNode& into, AggNode& root, std::uint64_t serial) const {
     const auto& nodes = tree.nodes();
     for (std::uint32_t c = nodes[index].first_child; c != 0; c = nodes[c].next_sibling) {
+        if (subtree_calls[c] == 0) continue;  // nothing completed here since the last reset
         const CallNode& n = nodes[c];
         if (n.site == nullptr) {
             // An adopted context: this thread's scopes nest under the spawning scope's path,
             // which itself receives no time (and no thread count) from this thread.
-            fold_node(tree, c, node_at_path(root, n.key), root, serial);
+            fold_node(tree, subtree_calls, c, node_at_path(root, n.key), root, serial);
             continue;
         }
         AggNode& child = into.child(n.site->name);
         child.charge(clock_.to_ns(n.total_ticks) * 1e-9, n.count, serial);
-        fold_node(tree, c, child, root, serial);
+        fold_node(tree, subtree_calls, c, child, root, serial);
     }
 }
 
 void Aggregator::fold(const ThreadTrack& track, AggNode& root) const {
-    fold_node(track.tree, CallTree::kRoot, root, root, track.serial);
+    // Children always come after their parent in the vector, so one backward sweep sums
+    // every subtree's completed calls.
+    const auto& nodes = track.tree.nodes();
+    std::vector<std::uint64_t> subtree_calls(nodes.size());
+    for (std::size_t i = nodes.size(); i-- > 1;) {
+        subtree_calls[i] += nodes[i].count;
+        subtree_calls[nodes[i].parent] += subtree_calls[i];
+    }
+    fold_node(track.tree, subtree_calls, CallTree::kRoot, root, root, track.serial);
+}
+
+void Aggregator::reset(const std::vector<ThreadTrack*>& live) {
+    retired_ = AggNode{};
+    grafted_ = AggNode{};
+    extras_.gauges.clear();
+    for (ThreadTrack* t : live) t->tree.reset_counts();
 }
 
 void Aggregator::retire(ThreadTrack& track) { fold(track, retired_); }

@@ -50,6 +50,9 @@ public:
 
     void add_metadata(const std::string& key, const std::string& value);
 
+    // Forgets totals, gauges and grafts (a worker's take); metadata and open scopes stay.
+    void reset(const std::vector<ThreadTrack*>& live);
+
     // The process tree and per-thread trees, times in seconds.
     void fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live) const;
 
@@ -58,8 +61,8 @@ private:
     std::uint64_t intern_path(std::vector<std::string> names);
     AggNode& node_at_path(AggNode& root, std::uint64_t path_id) const;
     void fold(const ThreadTrack& track, AggNode& root) const;
-    void fold_node(const CallTree& tree, std::uint32_t index, AggNode& into, AggNode& root,
-                   std::uint64_t serial) const;
+    void fold_node(const CallTree& tree, const std::vector<std::uint64_t>& subtree_calls,
+                   std::uint32_t index, AggNode& into, AggNode& root, std::uint64_t serial) const;
 
     const ClockCalibration& clock_;
 

@@ -47,6 +47,14 @@ public:
     }
 
     const std::vector<CallNode>& nodes() const { return nodes_; }
+
+    // Zeroes every count and total but keeps the nodes: open scopes still point at them.
+    void reset_counts() {
+        for (CallNode& n : nodes_) {
+            n.count = 0;
+            n.total_ticks = 0;
+        }
+    }
     bool empty() const { return nodes_.size() == 1; }
 
 private:

@@ -114,6 +114,12 @@ void Drainer::fill(Snapshot& snapshot) const {
     for (const ThreadInfo& t : snapshot.threads) snapshot.dropped += t.dropped;
 }
 
+void Drainer::reset_aggregates() {
+    aggregator_.reset(tracks_);
+    retired_dropped_ = 0;
+    for (ThreadTrack* t : tracks_) t->dropped_before = t->ring->ring().dropped();
+}
+
 void Drainer::run_commands() {
     std::vector<Command> batch;
     {

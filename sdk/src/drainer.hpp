@@ -40,6 +40,8 @@ public:
     // For commands (drainer thread only).
     Aggregator& aggregator() { return aggregator_; }
     void fill(Snapshot& snapshot) const;
+    // Forgets every total and gauge so far (open scopes stay open).
+    void reset_aggregates();
     // Reads every ring until a pass finds nothing new.
     void drain_all();
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "builtin_backends.hpp"
+#include "ringprof/context.hpp"
 #include "ring_registry.hpp"
 #include "ringprof/detail/recorder.hpp"
 #include "ringprof/output_files.hpp"
@@ -124,7 +125,8 @@ SessionImpl::SessionImpl(Config c)
                 ? detail::ClockCalibration(config.custom_clock, config.custom_clock_seconds_per_tick)
                 : detail::ClockCalibration()),
       drainer(clock),
-      owner_pid(::getpid()) {
+      owner_pid(::getpid()),
+      reset_ticks(clock.start_ticks()) {
     run.output_dir = config.output_dir;
     run.run_id = config.effective_run_id();
     run.pid = owner_pid;
@@ -177,7 +179,7 @@ Snapshot SessionImpl::make_snapshot(bool final) {
     s.end_epoch_ns = clock.to_epoch_ns(now_ticks);
     s.final = final;
     s.tree.root.name = "root";
-    s.tree.root.total = clock.to_ns(now_ticks - clock.start_ticks()) * 1e-9;
+    s.tree.root.total = clock.to_ns(now_ticks - reset_ticks) * 1e-9;
     // Metadata: what ML-Agents records, minus the command line (real files have leaked tokens
     // that way), plus what a reader needs to trust the numbers.
     TimerTree& t = s.tree;
@@ -267,6 +269,21 @@ void Session::add_backend(std::unique_ptr<Backend> backend) {
 void Session::add_metadata(std::string_view key, std::string_view value) {
     const std::string k(key), v(value);
     impl_->drainer.run([&](detail::Drainer& d) { d.aggregator().add_metadata(k, v); });
+}
+
+TimerTree Session::take_tree() {
+    TimerTree tree;
+    impl_->drainer.run([&](detail::Drainer& d) {
+        tree = impl_->make_snapshot(false).tree;
+        d.reset_aggregates();
+        impl_->reset_ticks = detail::slow_ticks();
+    });
+    return tree;
+}
+
+void Session::graft(const Context& context, std::string_view graft_path, const TimerTree& tree) {
+    const std::string path(graft_path);
+    impl_->drainer.run([&](detail::Drainer& d) { d.aggregator().add_graft(context.id, path, tree); });
 }
 
 const Config& Session::config() const { return impl_->config; }

@@ -28,6 +28,9 @@
 #endif
 
 #include "ringprof/detail/recorder.hpp"
+#include "ringprof/context.hpp"
+#include "ringprof/gauge.hpp"
+#include "ringprof/worker_tree.hpp"
 
 namespace ringprof {
 

@@ -12,6 +12,7 @@
 namespace ringprof {
 
 class SessionImpl;
+struct Context;
 
 class Session {
 public:
@@ -29,6 +30,12 @@ public:
 
     // Adds a key/value pair to the root "metadata" of the timers file.
     void add_metadata(std::string_view key, std::string_view value);
+
+    // The aggregates since the last take, then a reset of this session's timers and gauges
+    // (a worker process's periodic send; see worker_tree.hpp).
+    TimerTree take_tree();
+    // Merges `tree` under `graft_path` below the scope `context` was captured in, as parallel.
+    void graft(const Context& context, std::string_view graft_path, const TimerTree& tree);
 
     const Config& config() const;
     const RunInfo& run_info() const;

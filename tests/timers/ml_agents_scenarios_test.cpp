@@ -1,0 +1,227 @@
+// The scenarios behind ML-Agents' reference timer files, rebuilt with ringprof: structure, counts
+// and flags must match exactly (times are real, so only their relations are checked).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "ringprof/ringprof.hpp"
+#include "ringprof/timers_json.hpp"
+#include "temp_dir.hpp"
+
+namespace ringprof {
+namespace {
+
+Config test_config(const testing::TempDir& dir, const char* run_id) {
+    Config c;
+    c.output_dir = dir.str();
+    c.run_id = run_id;
+    c.backends = {"timers"};
+    return c;
+}
+
+void decorated_func() { PROF_FUNCTION(); }
+
+void raises() {
+    PROF_FUNCTION();
+    throw std::runtime_error("raised inside a timer");
+}
+
+TEST(MlAgentsScenario, NestedTimersAGaugeAndAScopeThatThrows) {
+    testing::TempDir dir;
+    Session session(test_config(dir, "scenario_a"));
+    {
+        PROF_SCOPE("top_level");
+        for (int i = 0; i < 3; ++i) {
+            PROF_SCOPE("multiple");
+            decorated_func();
+        }
+        try {
+            raises();
+        } catch (const std::runtime_error&) {
+        }
+        { PROF_SCOPE("post_raise"); }
+    }
+    PROF_GAUGE("my_gauge", 4.0);
+    PROF_GAUGE("my_gauge", 0.0);
+    PROF_GAUGE("my_gauge", std::nan(""));
+    PROF_GAUGE("my_gauge", 4.0);
+    session.flush();
+
+    const TimerTree t = load_timers_json(dir.str() + "/scenario_a_timers.json");
+    const TimerNode* top = t.root.find("top_level");
+    ASSERT_NE(top, nullptr);
+    EXPECT_EQ(top->count, 1u);
+    ASSERT_EQ(top->children.size(), 3u);
+    EXPECT_EQ(top->children[0].name, "multiple");
+    EXPECT_EQ(top->children[1].name, "raises");
+    EXPECT_EQ(top->children[2].name, "post_raise");
+    EXPECT_EQ(top->children[0].count, 3u);
+    EXPECT_EQ(top->children[0].find("decorated_func")->count, 3u);
+    EXPECT_EQ(top->children[1].count, 1u);
+    EXPECT_EQ(top->children[2].count, 1u);
+    EXPECT_FALSE(top->is_parallel);
+    EXPECT_GE(t.root.total, top->total);
+    ASSERT_EQ(t.gauges.size(), 1u);
+    const Gauge& g = t.gauges[0].second;
+    EXPECT_EQ(g.value, 4.0);
+    EXPECT_EQ(g.min, 0.0);
+    EXPECT_EQ(g.max, 4.0);
+    EXPECT_EQ(g.count, 3u);
+}
+
+TEST(MlAgentsScenario, WorkerThreadsAdoptTheSpawningScope) {
+    testing::TempDir dir;
+    Session session(test_config(dir, "contexts"));
+    {
+        PROF_SCOPE("collect");
+        const Context ctx = current_context();
+        std::vector<std::thread> workers;
+        for (int w = 0; w < 3; ++w) {
+            workers.emplace_back([ctx] {
+                AdoptContext adopt(ctx);
+                for (int i = 0; i < 5; ++i) {
+                    PROF_SCOPE("env_step");
+                }
+            });
+        }
+        for (auto& w : workers) w.join();
+    }
+    std::thread([] { PROF_SCOPE("unadopted"); }).join();
+    const Snapshot s = session.snapshot();
+    const TimerNode* collect = s.tree.root.find("collect");
+    ASSERT_NE(collect, nullptr);
+    EXPECT_FALSE(collect->is_parallel);
+    EXPECT_EQ(collect->count, 1u);
+    const TimerNode* env = collect->find("env_step");
+    ASSERT_NE(env, nullptr) << "worker scopes must nest under the spawning scope";
+    EXPECT_EQ(env->count, 15u);
+    EXPECT_TRUE(env->is_parallel);
+    EXPECT_EQ(s.tree.root.find("env_step"), nullptr);
+    ASSERT_NE(s.tree.root.find("unadopted"), nullptr);
+}
+
+TEST(MlAgentsScenario, ThreadPoolTasksCarryTheirContext) {
+    testing::TempDir dir;
+    Session session(test_config(dir, "pool"));
+    std::vector<Context> tasks;
+    {
+        PROF_SCOPE("phase_a");
+        tasks.push_back(current_context());
+    }
+    {
+        PROF_SCOPE("phase_b");
+        tasks.push_back(current_context());
+    }
+    std::thread pool_thread([&] {
+        for (int round = 0; round < 4; ++round) {
+            for (const Context& c : tasks) {
+                AdoptContext adopt(c);
+                PROF_SCOPE("task");
+            }
+        }
+    });
+    pool_thread.join();
+    const Snapshot s = session.snapshot();
+    ASSERT_NE(s.tree.root.find_path("phase_a/task"), nullptr);
+    ASSERT_NE(s.tree.root.find_path("phase_b/task"), nullptr);
+    EXPECT_EQ(s.tree.root.find_path("phase_a/task")->count, 4u);
+    EXPECT_EQ(s.tree.root.find_path("phase_b/task")->count, 4u);
+}
+
+void worker_process_body(int write_fd, int sends) {
+    for (int send = 0; send < sends; ++send) {
+        for (int i = 0; i < 2; ++i) {
+            PROF_SCOPE("UnityEnvironment.step");
+            PROF_SCOPE("communicator.exchange");
+        }
+        PROF_GAUGE("worker_reward", 1.0 + send);
+        if (!send_worker_tree(write_fd)) std::_Exit(3);
+    }
+}
+
+TEST(MlAgentsScenario, ForkedWorkersSendTreesThatGraftUnderWorkersWorkerRoot) {
+#if defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "ThreadSanitizer does not support threads started after fork";
+#endif
+    testing::TempDir dir;
+    Session session(test_config(dir, "parent"));
+    { PROF_SCOPE("before_fork"); }
+    constexpr int kWorkers = 2, kSends = 2;
+    std::vector<int> read_fds;
+    std::vector<pid_t> pids;
+    for (int w = 0; w < kWorkers; ++w) {
+        int fds[2];
+        ASSERT_EQ(::pipe(fds), 0);
+        const pid_t pid = ::fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            ::close(fds[0]);
+            worker_process_body(fds[1], kSends);
+            ::close(fds[1]);
+            std::exit(0);  // normal exit: the child's own session writes its own files
+        }
+        ::close(fds[1]);
+        read_fds.push_back(fds[0]);
+        pids.push_back(pid);
+    }
+    for (int round = 0; round < kSends; ++round) {
+        PROF_SCOPE("env_step");
+        PROF_SCOPE("workers");
+        for (int fd : read_fds) ASSERT_TRUE(receive_worker_tree(fd, "worker_root"));
+    }
+    for (std::size_t w = 0; w < pids.size(); ++w) {
+        int status = 0;
+        ::waitpid(pids[w], &status, 0);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        EXPECT_FALSE(receive_worker_tree(read_fds[w], "worker_root"));  // end of stream
+        ::close(read_fds[w]);
+    }
+    session.flush();
+    const TimerTree t = load_timers_json(dir.str() + "/parent_timers.json");
+    const TimerNode* env = t.root.find("env_step");
+    ASSERT_NE(env, nullptr);
+    EXPECT_EQ(env->count, 2u);
+    EXPECT_FALSE(env->is_parallel);
+    const TimerNode* workers = env->find("workers");
+    ASSERT_NE(workers, nullptr);
+    EXPECT_EQ(workers->count, 2u);
+    EXPECT_FALSE(workers->is_parallel);
+    const TimerNode* root = workers->find("worker_root");
+    ASSERT_NE(root, nullptr);
+    EXPECT_EQ(root->count, static_cast<std::uint64_t>(kWorkers * kSends));
+    EXPECT_TRUE(root->is_parallel);
+    const TimerNode* step = root->find("UnityEnvironment.step");
+    ASSERT_NE(step, nullptr);
+    EXPECT_EQ(step->count, static_cast<std::uint64_t>(kWorkers * kSends * 2)) << "sends must not repeat data";
+    EXPECT_TRUE(step->is_parallel);
+    EXPECT_EQ(step->find("communicator.exchange")->count, static_cast<std::uint64_t>(kWorkers * kSends * 2));
+    // The parent's data is not duplicated into the children, nor theirs into the parent's root.
+    EXPECT_EQ(t.root.find("before_fork")->count, 1u);
+    EXPECT_EQ(t.root.find("UnityEnvironment.step"), nullptr);
+    ASSERT_EQ(t.gauges.size(), 1u);
+    EXPECT_EQ(t.gauges[0].second.count, static_cast<std::uint64_t>(kWorkers * kSends));
+    // Each child wrote its own file, named apart from the parent's, without the parent's scopes.
+    for (pid_t pid : pids) {
+        const std::string child_file = dir.str() + "/parent_" + std::to_string(pid) + "_timers.json";
+        const TimerTree c = load_timers_json(child_file);
+        EXPECT_EQ(c.root.find("before_fork"), nullptr) << child_file;
+    }
+}
+
+TEST(MlAgentsScenario, BadWorkerTreeMergesNothing) {
+    testing::TempDir dir;
+    Session session(test_config(dir, "bad"));
+    EXPECT_THROW(merge_worker_tree("{\"name\": \"root\", \"total\": 1.0, \"children\": [", "worker_root"),
+                 TimersJsonError);
+    const Snapshot s = session.snapshot();
+    EXPECT_EQ(s.tree.root.find("worker_root"), nullptr);
+}
+
+}  // namespace
+}  // namespace ringprof

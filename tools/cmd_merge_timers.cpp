@@ -1,0 +1,107 @@
+// ringprof merge-timers: combine timers JSON files of several processes into one tree.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "ringprof/output_files.hpp"
+#include "ringprof/timers_json.hpp"
+
+namespace ringprof::cli {
+namespace {
+
+void usage(std::FILE* out) {
+    std::fprintf(out,
+                 "usage: ringprof merge-timers [-o OUT] [--graft PATH] [--format list|dict] FILE...\n"
+                 "\n"
+                 "Merges ML-Agents timers JSON files (either form) into one tree: each file's tree\n"
+                 "is grafted under PATH (default: merged at the root), every merged node is marked\n"
+                 "parallel, gauges are combined. A bad or truncated file is reported (file and\n"
+                 "position) and nothing of it is merged; the exit code is then %d.\n"
+                 "Writes OUT (default: standard output).\n",
+                 kExitPartial);
+}
+
+int run(int argc, char** argv) {
+    std::string out_path, graft;
+    TimersFormat format = TimersFormat::List;
+    std::vector<std::string> inputs;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&](const char* flag) -> const char* {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "ringprof merge-timers: %s needs a value\n", flag);
+                return nullptr;
+            }
+            return argv[++i];
+        };
+        if (a == "-h" || a == "--help") {
+            usage(stdout);
+            return kExitOk;
+        } else if (a == "-o" || a == "--output") {
+            const char* v = value("-o");
+            if (v == nullptr) return kExitUsage;
+            out_path = v;
+        } else if (a == "--graft") {
+            const char* v = value("--graft");
+            if (v == nullptr) return kExitUsage;
+            graft = v;
+        } else if (a == "--format") {
+            const char* v = value("--format");
+            if (v == nullptr) return kExitUsage;
+            if (std::strcmp(v, "dict") == 0) format = TimersFormat::Dict;
+            else if (std::strcmp(v, "list") == 0) format = TimersFormat::List;
+            else {
+                std::fprintf(stderr, "ringprof merge-timers: --format takes list or dict, not '%s'\n", v);
+                return kExitUsage;
+            }
+        } else if (!a.empty() && a[0] == '-') {
+            std::fprintf(stderr, "ringprof merge-timers: unknown option '%s'\n", a.c_str());
+            usage(stderr);
+            return kExitUsage;
+        } else {
+            inputs.push_back(a);
+        }
+    }
+    if (inputs.empty()) {
+        usage(stderr);
+        return kExitUsage;
+    }
+    TimerTree merged;
+    int merged_files = 0, skipped = 0;
+    for (const std::string& path : inputs) {
+        try {
+            const TimerTree t = load_timers_json(path);
+            merged.merge(t, graft, /*parallel=*/true);
+            ++merged_files;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "ringprof merge-timers: skipped %s\n", e.what());
+            ++skipped;
+        }
+    }
+    if (merged_files == 0) {
+        std::fprintf(stderr, "ringprof merge-timers: no input could be read; nothing written\n");
+        return kExitFailed;
+    }
+    // The merged root spans the files' roots, counted once per file.
+    merged.root.is_parallel = false;
+    merged.set_metadata("merged_files", std::to_string(merged_files));
+    const std::string text = write_timers_json(merged, format);
+    if (out_path.empty()) {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+    } else {
+        try {
+            write_file_atomically(out_path, text);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "ringprof merge-timers: %s\n", e.what());
+            return kExitFailed;
+        }
+    }
+    return skipped == 0 ? kExitOk : kExitPartial;
+}
+
+const Command command{"merge-timers", "combine timers JSON files of several processes", &run};
+
+}  // namespace
+}  // namespace ringprof::cli
