@@ -138,7 +138,12 @@ void Aggregator::fold_node(const CallTree& tree, const std::vector<std::uint64_t
             continue;
         }
         AggNode& child = into.child(n.site->name);
-        child.charge(clock_.to_ns(n.total_ticks) * 1e-9, n.count, serial);
+        std::uint64_t ticks = n.total_ticks;
+        if (subtract_marker_cost_) {
+            const std::uint64_t instrumentation = (subtree_calls[c] - n.count) * marker_cost_ticks_;
+            ticks = ticks > instrumentation ? ticks - instrumentation : 0;
+        }
+        child.charge(clock_.to_ns(ticks) * 1e-9, n.count, serial);
         fold_node(tree, subtree_calls, c, child, root, serial);
     }
 }

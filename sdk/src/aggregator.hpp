@@ -50,6 +50,12 @@ public:
 
     void add_metadata(const std::string& key, const std::string& value);
 
+    // Subtracts `ticks` per completed descendant scope from each node's total when folding.
+    void set_marker_cost(std::uint64_t ticks, bool subtract) {
+        marker_cost_ticks_ = ticks;
+        subtract_marker_cost_ = subtract;
+    }
+
     // Forgets totals, gauges and grafts (a worker's take); metadata and open scopes stay.
     void reset(const std::vector<ThreadTrack*>& live);
 
@@ -65,6 +71,8 @@ private:
                    std::uint32_t index, AggNode& into, AggNode& root, std::uint64_t serial) const;
 
     const ClockCalibration& clock_;
+    std::uint64_t marker_cost_ticks_ = 0;
+    bool subtract_marker_cost_ = false;
 
     AggNode retired_;                    // exited threads, folded in as they exit
     TimerTree extras_;                   // gauges and metadata

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "builtin_backends.hpp"
+#include "marker_cost.hpp"
 #include "ringprof/context.hpp"
 #include "ring_registry.hpp"
 #include "ringprof/detail/recorder.hpp"
@@ -140,6 +141,8 @@ SessionImpl::~SessionImpl() {
 }
 
 void SessionImpl::start() {
+    marker_cost_ticks = config.custom_clock != nullptr ? 0 : detail::measure_marker_cost_ticks();
+    drainer.aggregator().set_marker_cost(marker_cost_ticks, config.subtract_overhead);
     try {
         ensure_output_dir(run.output_dir);
     } catch (const std::exception& e) {
@@ -190,6 +193,10 @@ Snapshot SessionImpl::make_snapshot(bool final) {
     t.set_metadata("ringprof_version", RINGPROF_VERSION_STRING);
     t.set_metadata("run_id", run.run_id);
     t.set_metadata("dropped_scopes", std::to_string(s.dropped));
+    char cost[32];
+    std::snprintf(cost, sizeof cost, "%.2f", clock.to_ns(marker_cost_ticks));
+    t.set_metadata("marker_cost_ns", cost);
+    t.set_metadata("marker_cost_subtracted", config.subtract_overhead ? "true" : "false");
     for (auto& [k, v] : user) t.set_metadata(k, v);
     t.set_metadata("end_time_seconds", seconds_string(s.end_epoch_ns));
     return s;

@@ -32,7 +32,8 @@ public:
     detail::Drainer drainer;
     std::vector<std::unique_ptr<Backend>> backends;  // touched on the drainer thread only
     pid_t owner_pid;
-    std::uint64_t reset_ticks;  // the root's total counts from here (start, or the last take)
+    std::uint64_t reset_ticks;
+    std::uint64_t marker_cost_ticks = 0;  // one Begin+End pair, measured at start  // the root's total counts from here (start, or the last take)
     bool stopped = false;
 
 private:
