@@ -42,12 +42,15 @@ void env_step(double& state) {
     state += reward(state) * 1e-3;
 }
 
-void worker(int id) {
+void worker(int id, ringprof::Context training) {
     ringprof::set_thread_name("env_worker_" + std::to_string(id));
+    // The worker's scopes nest under the trainer's "training" scope, marked parallel.
+    ringprof::AdoptContext adopt(training);
     double state = id + 1.0;
     for (int step = 0; step < kSteps; ++step) {
         PROF_SCOPE("collect_rollout");
         for (int i = 0; i < kEnvStepsPerWorkerStep; ++i) env_step(state);
+        PROF_GAUGE("env_state", state);
     }
     g_sink.store(state);
 }
@@ -62,6 +65,7 @@ void train_step(int step) {
         PROF_SCOPE("policy_backward");
         g_sink.store(burn(40000, step));
     }
+    PROF_GAUGE("loss", 1.0 / (1.0 + step));
 }
 
 void list_outputs(const ringprof::RunInfo& run) {
@@ -83,7 +87,8 @@ int main() {
     {
         PROF_SCOPE("training");
         std::vector<std::thread> workers;
-        for (int w = 0; w < kWorkers; ++w) workers.emplace_back(worker, w);
+        const ringprof::Context training = ringprof::current_context();
+        for (int w = 0; w < kWorkers; ++w) workers.emplace_back(worker, w, training);
         for (int step = 0; step < kSteps; ++step) train_step(step);
         for (auto& t : workers) t.join();
     }
