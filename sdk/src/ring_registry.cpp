@@ -8,6 +8,7 @@
 #include <atomic>
 #include <utility>
 
+#include "abandoned.hpp"
 #include "ringprof/detail/recorder.hpp"
 
 namespace ringprof::detail {
@@ -91,6 +92,7 @@ std::vector<ThreadRing*> RingRegistry::take_parked() {
 }
 
 void RingRegistry::reset_after_fork() {
+    keep_abandoned(g_registry.load(std::memory_order_relaxed));
     g_registry.store(new RingRegistry(), std::memory_order_release);  // the parent's (and its possibly held mutex) is abandoned
     t_exit_hook.ring = nullptr;
     t_ring = nullptr;

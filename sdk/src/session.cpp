@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "abandoned.hpp"
 #include "builtin_backends.hpp"
 #include "marker_cost.hpp"
 #include "ringprof/context.hpp"
@@ -62,6 +63,8 @@ void stop_default_session_at_exit() {
 
 void after_fork_in_child() {
     // Only this thread exists now; locks other threads held are abandoned with their owners.
+    detail::keep_abandoned(g_mutex);
+    detail::keep_abandoned(g_start_mutex);
     g_mutex = new std::mutex();
     g_start_mutex = new std::mutex();
     const std::uint8_t state = detail::g_state.load(std::memory_order_relaxed);
@@ -71,6 +74,7 @@ void after_fork_in_child() {
         g_child_config = std::move(c);
         // The parent's session (and its drainer, which did not survive fork) is left alone:
         // its destructor, if it ever runs here, sees another pid and does nothing.
+        detail::keep_abandoned(g_default);
         g_current = nullptr;
         g_default = nullptr;
     }
@@ -242,7 +246,7 @@ Session::Session(Config config) {
 
 Session::~Session() {
     if (impl_->owner_pid != ::getpid()) {
-        static_cast<void>(impl_.release());  // a forked child's copy: its drainer never existed here
+        detail::keep_abandoned(impl_.release());  // a forked child's copy: its drainer never existed here
         return;
     }
     detail::g_state.store(detail::kOff, std::memory_order_release);
