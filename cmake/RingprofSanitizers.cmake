@@ -6,3 +6,8 @@ if(RINGPROF_SANITIZE)
     add_compile_options(-fno-sanitize-recover=undefined)
   endif()
 endif()
+
+# Fuzzing needs coverage instrumentation in the library too, not only in the fuzz target.
+if(RINGPROF_BUILD_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

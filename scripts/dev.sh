@@ -30,11 +30,15 @@ install_missing() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-configure_and_build() {  # dir, extra cmake args...
+configure_and_build() {  # dir, cmake -D options..., [--target T]
     local dir=$1
     shift
-    cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-    cmake --build "$dir" -j "$jobs"
+    local defs=() targets=()
+    while [ $# -gt 0 ]; do
+        if [ "$1" = "--target" ]; then targets=(--target "$2"); shift 2; else defs+=("$1"); shift; fi
+    done
+    cmake -S "$here" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${defs[@]}" >/dev/null
+    cmake --build "$dir" -j "$jobs" "${targets[@]}"
 }
 
 run_tests() {  # dir
@@ -63,6 +67,12 @@ test)
     configure_and_build "$build_root/asan" -DRINGPROF_SANITIZE=address,undefined \
         -DRINGPROF_BUILD_BENCH=OFF -DRINGPROF_BUILD_EXAMPLES=OFF
     RINGPROF_TEST_SCALE=10 RINGPROF_SKIP_BROWSER_TESTS=1 run_tests "$build_root/asan"
+    echo "== libFuzzer: the trace readers, for a bounded time"
+    CXX=clang++ configure_and_build "$build_root/fuzz" -DRINGPROF_BUILD_FUZZ=ON -DRINGPROF_SANITIZE=address \
+        -DRINGPROF_BUILD_BENCH=OFF -DRINGPROF_BUILD_EXAMPLES=OFF -DRINGPROF_BUILD_TOOLS=OFF --target fuzz_trace_reader
+    mkdir -p "$build_root/fuzz/corpus"
+    "$build_root/fuzz/tests/fuzz/fuzz_trace_reader" -max_total_time="${RINGPROF_FUZZ_SECONDS:-60}" \
+        -rss_limit_mb=2048 "$build_root/fuzz/corpus"
     echo "== all test suites passed"
     ;;
 *)

@@ -29,7 +29,7 @@ struct Event {
 };
 static_assert(sizeof(Event) == 16, "events are fixed-size");
 
-constexpr std::uint64_t make_tag(const void* p, EventKind k) noexcept {
+inline std::uint64_t make_tag(const void* p, EventKind k) noexcept {
     return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p)) |
            static_cast<std::uint64_t>(k);
 }

@@ -1,0 +1,32 @@
+// Where trace bytes come from: a plain file, a gzip stream over another source, or memory (tests,
+// fuzzing). Reading in chunks is what keeps memory bounded for inputs of any size.
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace ringprof::merge {
+
+// A read failure; the message names the problem, the caller adds the file name.
+class InputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class ByteSource {
+public:
+    virtual ~ByteSource() = default;
+    // Fills up to `cap` bytes; returns 0 only at the end of the data. Throws InputError.
+    virtual std::size_t read(char* dst, std::size_t cap) = 0;
+};
+
+std::unique_ptr<ByteSource> open_file_source(const std::string& path);  // throws InputError
+std::unique_ptr<ByteSource> memory_source(std::string_view bytes);      // bytes must outlive it
+// Inflates gzip (several members allowed, as Python's gzip reads them).
+std::unique_ptr<ByteSource> gzip_source(std::unique_ptr<ByteSource> compressed);
+
+}  // namespace ringprof::merge

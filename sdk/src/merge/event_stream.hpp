@@ -1,0 +1,58 @@
+// Splits a trace file into its events without holding the file: finds the event array (a bare
+// top-level array, or the "traceEvents" member of a top-level object) and hands out one element's
+// text at a time. Only structure is checked here (strings, nesting, commas, the end of the input);
+// each element's own syntax is checked when it is parsed. Memory: one chunk plus the largest
+// single element.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "merge/byte_source.hpp"
+
+namespace ringprof::merge {
+
+class EventStream {
+public:
+    explicit EventStream(ByteSource& src, std::size_t chunk = 1 << 20);
+
+    // Gives the next element's JSON text, valid until the next call, with at least
+    // `padding()` readable bytes after it. Returns false after the last one (the whole input
+    // has then been checked to its end). Throws InputError on truncated or malformed structure.
+    bool next(std::string_view& element);
+    static std::size_t padding();
+    // Readable bytes from `p` (inside the last element) to the end of the buffer.
+    std::size_t capacity_from(const char* p) const;
+
+    bool object_form() const { return object_form_; }
+    // Top-level members of the object form other than traceEvents, as raw JSON (values longer
+    // than 64 KiB are skipped, not kept). Complete only once next() has returned false.
+    const std::vector<std::pair<std::string, std::string>>& members() const { return members_; }
+    std::size_t bytes_consumed() const { return consumed_ + pos_; }
+
+private:
+    enum class State { start, object_key, in_array, after_element, after_array, done };
+
+    bool fill();  // reads more; returns false at end of input
+    [[noreturn]] void fail(const char* what) const;
+    int peek_nonspace();  // -1 at end of input
+    void scan_value();    // advances pos_ over one JSON value starting at pos_
+    void scan_string();   // pos_ at the opening quote
+    bool read_object_members();  // true when positioned inside traceEvents' array
+
+    ByteSource& src_;
+    std::vector<char> buf_;
+    std::size_t cap_;
+    std::size_t mark_ = 0, pos_ = 0, end_ = 0, consumed_ = 0;
+    bool eof_ = false;
+    bool object_form_ = false;
+    bool array_seen_ = false;
+    bool member_expected_ = false;
+    State state_ = State::start;
+    std::vector<std::pair<std::string, std::string>> members_;
+};
+
+}  // namespace ringprof::merge

@@ -1,0 +1,47 @@
+// Writes the merged file: events in the order given, pids chosen per phase name by smdebug's
+// ranges, a tid per thread track, and the process/thread metadata events just before the first
+// event that needs them. The file appears only when complete (temporary name, then rename).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "merge/record_store.hpp"
+
+namespace ringprof::merge {
+
+class MergedFileWriter {
+public:
+    // Throws std::runtime_error naming the path when the file cannot be created.
+    explicit MergedFileWriter(std::string final_path);
+    ~MergedFileWriter();  // removes the temporary file unless finish() succeeded
+    MergedFileWriter(const MergedFileWriter&) = delete;
+    MergedFileWriter& operator=(const MergedFileWriter&) = delete;
+
+    // phase/thread are ids into the tables; labels are looked up on first use.
+    void write(const StoredEvent& e, const std::vector<std::string>& phase_names,
+               const std::vector<std::string>& thread_labels);
+    void finish();  // "[]" when nothing was written
+
+    std::uint64_t events() const { return events_; }
+    std::uint64_t metadata() const { return metadata_; }
+
+private:
+    void line(std::string_view text);
+
+    std::string final_path_, temp_path_;
+    std::FILE* f_ = nullptr;
+    std::vector<char> buf_;
+    std::string scratch_;
+    std::vector<std::int64_t> pid_of_phase_;   // -1 until first seen
+    std::vector<std::int64_t> tid_of_thread_;  // 0 until first seen
+    std::int64_t next_tid_ = 1;
+    std::int64_t next_in_range_[11];
+    bool first_line_ = true, done_ = false;
+    std::uint64_t events_ = 0, metadata_ = 0;
+};
+
+}  // namespace ringprof::merge

@@ -1,0 +1,278 @@
+// MergedTimeline: find the files, read each into the record store (one transaction per file, so
+// a bad file leaves nothing behind), then write the store out in order.
+#include "ringprof/merged_timeline.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include <unistd.h>
+
+#include "merge/byte_source.hpp"
+#include "merge/python_json.hpp"
+#include "merge/record_store.hpp"
+#include "merge/merged_file_writer.hpp"
+#include "merge/trace_files.hpp"
+#include "merge/trace_reader.hpp"
+
+namespace ringprof {
+
+namespace m = merge;
+
+namespace {
+
+std::string default_node_id() {
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    std::string id = std::to_string(::getpid()) + "-" + host;
+    std::replace(id.begin(), id.end(), '_', '-');
+    return id;
+}
+
+std::unique_ptr<m::ByteSource> open_trace(const m::TraceFile& f) {
+    auto raw = m::open_file_source(f.path);
+    if (f.kind == m::SourceKind::trace_gz) return m::gzip_source(std::move(raw));
+    return raw;
+}
+
+// Interned phase names and thread tracks; a track is one thread of one node within one phase.
+struct Tables {
+    std::vector<std::string> phases;
+    std::unordered_map<std::string, std::uint32_t> phase_ids;
+    std::vector<std::string> thread_labels;
+    std::unordered_map<std::string, std::uint32_t> thread_ids;
+    std::string key;
+
+    std::uint32_t phase(std::string_view name) {
+        key.assign(name);
+        auto [it, fresh] = phase_ids.try_emplace(key, static_cast<std::uint32_t>(phases.size()));
+        if (fresh) phases.push_back(key);
+        return it->second;
+    }
+    std::uint32_t thread(std::uint32_t phase_id, std::string_view node, std::string_view thread_key,
+                         std::string_view label) {
+        key.assign(reinterpret_cast<const char*>(&phase_id), sizeof phase_id);
+        key.append(node);
+        key += '\x1f';
+        key.append(thread_key);
+        auto [it, fresh] = thread_ids.try_emplace(key, static_cast<std::uint32_t>(thread_labels.size()));
+        if (fresh) thread_labels.emplace_back(label);
+        return it->second;
+    }
+};
+
+// Keeps the events that overlap the range, turned into the store's compact form.
+class RangeSink final : public m::EventSink {
+public:
+    RangeSink(m::RecordStore& store, Tables& tables, std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range)
+        : store_(store), tables_(tables), range_(range) {}
+
+    std::string node;
+    std::optional<m::TraceNumber> max_end;       // over committed files
+    std::optional<m::TraceNumber> file_max_end;  // over the file being read
+
+    void commit() {
+        if (file_max_end && (!max_end || m::compare(*max_end, *file_max_end) < 0)) max_end = file_max_end;
+        file_max_end.reset();
+    }
+    void rollback() { file_max_end.reset(); }
+
+    void on_event(const m::ReadEvent& e) override {
+        const m::TraceNumber end = m::add(e.start, e.dur);
+        if (range_ && (m::compare(end, range_->first) < 0 || m::compare(range_->second, e.start) < 0)) return;
+        m::StoredEvent s;
+        s.start = e.start;
+        s.phase = tables_.phase(e.phase);
+        s.thread = tables_.thread(s.phase, node, e.thread_key, e.thread_label);
+        head_.clear();
+        m::append_python_string(head_, e.name);
+        tail_.clear();
+        m::append_number(tail_, e.start);
+        tail_ += ", \"dur\": ";
+        m::append_number(tail_, e.dur);
+        if (!e.args_json.empty()) {
+            tail_ += ", \"args\": ";
+            tail_ += e.args_json;
+        }
+        tail_ += '}';
+        s.head = head_;
+        s.tail = tail_;
+        store_.add(s);
+        if (!file_max_end || m::compare(*file_max_end, end) < 0) file_max_end = end;
+    }
+
+private:
+    m::RecordStore& store_;
+    Tables& tables_;
+    std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range_;
+    std::string head_, tail_;
+};
+
+// Finds where steps begin: the earliest event carrying each wanted step_num.
+class StepSink final : public m::EventSink {
+public:
+    StepSink(std::int64_t a, std::int64_t b) : first_(a), second_(b) {}
+    std::optional<m::TraceNumber> start_of_first, start_of_second;
+    void on_event(const m::ReadEvent& e) override {
+        if (!e.has_step) return;
+        auto keep = [&](std::optional<m::TraceNumber>& slot) {
+            if (!slot || m::compare(e.start, *slot) < 0) slot = e.start;
+        };
+        if (e.step == first_) keep(start_of_first);
+        if (e.step == second_) keep(start_of_second);
+    }
+
+private:
+    std::int64_t first_, second_;
+};
+
+// Reads one file; on a reading error returns the reason (the caller rolls back).
+std::optional<std::string> read_one(const m::TraceFile& f, m::EventSink& sink, const std::function<void()>& restart,
+                                    m::ReadOutcome& outcome) {
+    try {
+        m::ReaderSetup setup;
+        setup.node_id = f.node_id;
+        setup.has_base = f.has_base;
+        setup.base = f.base;
+        auto src = open_trace(f);
+        outcome = m::read_trace_events(*src, setup, sink);
+        if (outcome.reread_with_base) {
+            restart();
+            setup.has_base = true;
+            setup.base = outcome.late_base;
+            auto again = open_trace(f);
+            outcome = m::read_trace_events(*again, setup, sink);
+        }
+        return std::nullopt;
+    } catch (const m::InputError& e) {
+        return std::string(e.what());
+    } catch (const std::bad_alloc&) {
+        return std::string("out of memory while reading");
+    }
+}
+
+void add_outcome(MergeResult& r, const std::string& path, const m::ReadOutcome& o) {
+    r.events_dropped += o.dropped;
+    for (const auto& n : o.notes) r.notes.push_back(path + ": " + n);
+}
+
+}  // namespace
+
+const std::vector<std::string>& MergedTimeline::known_suffixes() { return m::known_suffixes(); }
+
+MergedTimeline::MergedTimeline(std::string path, std::vector<std::string> suffix_filter, std::string output_dir)
+    : path_(std::move(path)), suffixes_(std::move(suffix_filter)), output_dir_(std::move(output_dir)) {}
+
+namespace {
+
+struct Plan {
+    std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range;
+};
+
+MergeResult run_merge(const std::string& root, const std::vector<std::string>& suffixes, const std::string& out_dir_in,
+                      std::size_t budget, const std::string& temp_dir, const std::string& node_id_in,
+                      const std::optional<std::pair<std::int64_t, std::int64_t>>& request, MergeUnit unit) {
+    MergeResult result;
+    const std::string out_dir = out_dir_in.empty() ? root : out_dir_in;
+    const std::string node_id = node_id_in.empty() ? default_node_id() : node_id_in;
+    if (request && unit == MergeUnit::time && request->second < request->first) {
+        throw MergeError("end " + std::to_string(request->second) + " is before start " + std::to_string(request->first));
+    }
+    if (request && unit == MergeUnit::step && request->second <= request->first) {
+        throw MergeError("end step " + std::to_string(request->second) + " must be after start step " +
+                         std::to_string(request->first) + " (the range is [start, end))");
+    }
+    m::Discovery found;
+    try {
+        found = m::discover_trace_files(root, suffixes);
+    } catch (const std::runtime_error& e) {
+        throw MergeError(e.what());
+    }
+    std::map<std::string, std::string> skipped;  // path -> reason, one message per input
+    for (const auto& p : found.problems) skipped.emplace(p.path, p.reason);
+
+    Plan plan;
+    if (request && unit == MergeUnit::time) {
+        plan.range.emplace(m::TraceNumber::integer(request->first), m::TraceNumber::integer(request->second));
+    } else if (request) {
+        // Steps come from pythontimeline files whatever the suffix filter says, as in smdebug.
+        m::Discovery py = m::discover_trace_files(root, {"pythontimeline.json"});
+        for (const auto& p : py.problems) skipped.emplace(p.path, p.reason);
+        StepSink steps(request->first, request->second);
+        for (const auto& f : py.files) {
+            m::ReadOutcome o;
+            if (auto err = read_one(f, steps, [] {}, o)) skipped.emplace(f.path, *err);
+        }
+        if (!steps.start_of_first || !steps.start_of_second) {
+            const std::int64_t missing = !steps.start_of_first ? request->first : request->second;
+            throw MergeError("step " + std::to_string(missing) + " appears in no pythontimeline file under " + root +
+                             "/framework (args.step_num)");
+        }
+        plan.range.emplace(*steps.start_of_first, m::subtract(*steps.start_of_second, m::TraceNumber::integer(1)));
+    }
+
+    const std::vector<m::TraceFile> files = plan.range ? m::select_for_range(found.files, plan.range->first, plan.range->second)
+                                                       : found.files;
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (!std::filesystem::is_directory(out_dir, ec)) throw MergeError(out_dir + ": cannot create the output folder");
+
+    m::RecordStore store(budget, temp_dir.empty() ? std::filesystem::temp_directory_path().string() : temp_dir);
+    Tables tables;
+    RangeSink sink(store, tables, plan.range);
+    try {
+        for (const auto& f : files) {
+            sink.node = f.node_id;
+            m::ReadOutcome o;
+            const auto err = read_one(f, sink, [&] { store.rollback_file(); sink.rollback(); }, o);
+            if (err) {
+                store.rollback_file();
+                sink.rollback();
+                skipped[f.path] = *err;
+                continue;
+            }
+            store.commit_file();
+            sink.commit();
+            add_outcome(result, f.path, o);
+            ++result.files_merged;
+            result.bytes_read += f.size;
+        }
+
+        m::TraceNumber end_for_name = m::TraceNumber::integer(0);
+        if (plan.range) end_for_name = plan.range->second;
+        else if (sink.max_end) end_for_name = *sink.max_end;
+        result.output_path = (std::filesystem::path(out_dir) /
+                              (std::to_string(m::round_half_even(end_for_name)) + "_" + node_id + "_merged_timeline.json"))
+                                 .string();
+        m::MergedFileWriter writer(result.output_path);
+        store.for_each_sorted([&](const m::StoredEvent& e) { writer.write(e, tables.phases, tables.thread_labels); });
+        writer.finish();
+        result.events_written = writer.events();
+        result.metadata_written = writer.metadata();
+    } catch (const std::runtime_error& e) {
+        if (dynamic_cast<const MergeError*>(&e)) throw;
+        throw MergeError(e.what());
+    }
+    if (plan.range) {
+        result.start_us = m::round_half_even(plan.range->first);
+        result.end_us = m::round_half_even(plan.range->second);
+    }
+    for (auto& [path, reason] : skipped) result.skipped.push_back({path, reason});
+    return result;
+}
+
+}  // namespace
+
+MergeResult MergedTimeline::merge_timeline(std::int64_t start, std::int64_t end, MergeUnit unit) {
+    return run_merge(path_, suffixes_, output_dir_, memory_budget_, temp_dir_, node_id_, std::make_pair(start, end), unit);
+}
+
+MergeResult MergedTimeline::merge_all() {
+    return run_merge(path_, suffixes_, output_dir_, memory_budget_, temp_dir_, node_id_, std::nullopt, MergeUnit::time);
+}
+
+}  // namespace ringprof

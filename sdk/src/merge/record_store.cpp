@@ -1,0 +1,247 @@
+#include "merge/record_store.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <queue>
+#include <stdexcept>
+#include <system_error>
+
+#include <stdlib.h>
+#include <unistd.h>
+
+namespace ringprof::merge {
+
+namespace {
+
+constexpr std::size_t kRecordHeader = 16;  // phase, thread, head length, tail length
+constexpr std::size_t kRunReadBuffer = 256 * 1024;
+
+constexpr std::size_t kBlock = 4 << 20;
+
+template <class T>
+void put_at(char*& out, T v) {
+    std::memcpy(out, &v, sizeof v);
+    out += sizeof v;
+}
+
+template <class T>
+void put(std::vector<char>& out, T v) {
+    const auto* p = reinterpret_cast<const char*>(&v);
+    out.insert(out.end(), p, p + sizeof v);
+}
+
+template <class T>
+T get(const char* p) {
+    T v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+bool before(TraceNumber a, std::uint64_t sa, TraceNumber b, std::uint64_t sb) {
+    const int c = compare(a, b);
+    return c != 0 ? c < 0 : sa < sb;
+}
+
+StoredEvent decode(const char* rec, TraceNumber start) {
+    StoredEvent e;
+    e.start = start;
+    e.phase = get<std::uint32_t>(rec);
+    e.thread = get<std::uint32_t>(rec + 4);
+    const auto hl = get<std::uint32_t>(rec + 8);
+    const auto tl = get<std::uint32_t>(rec + 12);
+    e.head = std::string_view(rec + kRecordHeader, hl);
+    e.tail = std::string_view(rec + kRecordHeader + hl, tl);
+    return e;
+}
+
+// Reads a run file back one record at a time.
+class RunCursor {
+public:
+    explicit RunCursor(const std::string& path) : path_(path), buf_(kRunReadBuffer) {
+        f_ = std::fopen(path.c_str(), "rb");
+        if (!f_) throw std::runtime_error(path + ": cannot reopen spill file: " + std::strerror(errno));
+        std::setvbuf(f_, buf_.data(), _IOFBF, buf_.size());
+    }
+    ~RunCursor() { if (f_) std::fclose(f_); }
+    RunCursor(const RunCursor&) = delete;
+    RunCursor& operator=(const RunCursor&) = delete;
+
+    bool advance() {
+        char hdr[1 + 8 + 8];
+        const std::size_t n = std::fread(hdr, 1, sizeof hdr, f_);
+        if (n == 0) return false;
+        if (n != sizeof hdr) fail();
+        start = hdr[0] ? TraceNumber::floating(get<double>(hdr + 1)) : TraceNumber::integer(get<std::int64_t>(hdr + 1));
+        seq = get<std::uint64_t>(hdr + 9);
+        rec_.resize(kRecordHeader);
+        if (std::fread(rec_.data(), 1, kRecordHeader, f_) != kRecordHeader) fail();
+        const std::size_t body = get<std::uint32_t>(rec_.data() + 8) + std::size_t{get<std::uint32_t>(rec_.data() + 12)};
+        rec_.resize(kRecordHeader + body);
+        if (body && std::fread(rec_.data() + kRecordHeader, 1, body, f_) != body) fail();
+        return true;
+    }
+    StoredEvent event() const { return decode(rec_.data(), start); }
+
+    TraceNumber start;
+    std::uint64_t seq = 0;
+
+private:
+    [[noreturn]] void fail() { throw std::runtime_error(path_ + ": spill file is short (temporary folder full?)"); }
+    std::string path_;
+    std::vector<char> buf_;
+    std::FILE* f_ = nullptr;
+    std::vector<char> rec_;
+};
+
+}  // namespace
+
+RecordStore::RecordStore(std::size_t budget_bytes, std::string temp_parent)
+    : budget_(std::max<std::size_t>(budget_bytes, 4096)), temp_parent_(std::move(temp_parent)) {}
+
+RecordStore::~RecordStore() {
+    if (!temp_dir_.empty()) {
+        std::error_code ec;
+        std::filesystem::remove_all(temp_dir_, ec);
+    }
+}
+
+void RecordStore::ensure_temp_dir() {
+    if (!temp_dir_.empty()) return;
+    std::string tmpl = (std::filesystem::path(temp_parent_) / "ringprof-merge-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) {
+        throw std::runtime_error(tmpl + ": cannot create a folder for spill files: " + std::strerror(errno));
+    }
+    temp_dir_ = tmpl;
+}
+
+char* RecordStore::reserve(std::size_t n) {
+    if (blocks_.empty() || block_cap_ - block_used_ < n) {
+        block_cap_ = std::max(kBlock, n);
+        blocks_.push_back(std::unique_ptr<char[]>(new char[block_cap_]));  // left uninitialised: every byte is written before use
+        block_caps_.push_back(block_cap_);
+        block_used_ = 0;
+    }
+    char* p = blocks_.back().get() + block_used_;
+    block_used_ += n;
+    arena_bytes_ += n;
+    return p;
+}
+
+void RecordStore::clear_arena() {
+    blocks_.clear();
+    block_caps_.clear();
+    block_used_ = block_cap_ = arena_bytes_ = 0;
+}
+
+void RecordStore::add(const StoredEvent& e) {
+    char* rec = reserve(kRecordHeader + e.head.size() + e.tail.size());
+    index_.push_back(Entry{e.start, next_seq_++, rec});
+    put_at(rec, e.phase);
+    put_at(rec, e.thread);
+    put_at(rec, static_cast<std::uint32_t>(e.head.size()));
+    put_at(rec, static_cast<std::uint32_t>(e.tail.size()));
+    std::memcpy(rec, e.head.data(), e.head.size());
+    std::memcpy(rec + e.head.size(), e.tail.data(), e.tail.size());
+    ++pending_count_;
+    if (arena_bytes_ + index_.size() * sizeof(Entry) > budget_) spill();
+}
+
+void RecordStore::write_run(std::size_t from, std::size_t to, bool pending) {
+    if (from == to) return;
+    std::sort(index_.begin() + static_cast<std::ptrdiff_t>(from), index_.begin() + static_cast<std::ptrdiff_t>(to),
+              [](const Entry& a, const Entry& b) { return before(a.start, a.seq, b.start, b.seq); });
+    ensure_temp_dir();
+    const std::string path = temp_dir_ + "/run" + std::to_string(runs_.size() + removed_runs_);
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) throw std::runtime_error(path + ": cannot create spill file: " + std::strerror(errno));
+    std::vector<char> out;
+    out.reserve(1 << 20);
+    bool ok = true;
+    for (std::size_t i = from; i < to && ok; ++i) {
+        const Entry& en = index_[i];
+        const char* rec = en.rec;
+        const std::size_t len = kRecordHeader + get<std::uint32_t>(rec + 8) + get<std::uint32_t>(rec + 12);
+        out.push_back(en.start.is_float ? 1 : 0);
+        if (en.start.is_float) put(out, en.start.d); else put(out, en.start.i);
+        put(out, en.seq);
+        out.insert(out.end(), rec, rec + len);
+        if (out.size() >= (1 << 20)) {
+            ok = std::fwrite(out.data(), 1, out.size(), f) == out.size();
+            out.clear();
+        }
+    }
+    if (ok && !out.empty()) ok = std::fwrite(out.data(), 1, out.size(), f) == out.size();
+    if (std::fclose(f) != 0) ok = false;
+    if (!ok) throw std::runtime_error(path + ": cannot write spill file (temporary folder full?)");
+    runs_.push_back({path, pending});
+}
+
+void RecordStore::spill() {
+    write_run(0, committed_entries_, false);
+    write_run(committed_entries_, index_.size(), true);
+    clear_arena();
+    index_.clear();
+    committed_entries_ = 0;
+    committed_blocks_ = committed_block_used_ = committed_arena_bytes_ = 0;
+}
+
+void RecordStore::commit_file() {
+    committed_entries_ = index_.size();
+    committed_blocks_ = blocks_.size();
+    committed_block_used_ = block_used_;
+    committed_arena_bytes_ = arena_bytes_;
+    for (auto& r : runs_) r.pending = false;
+    committed_count_ += pending_count_;
+    pending_count_ = 0;
+}
+
+void RecordStore::rollback_file() {
+    index_.resize(committed_entries_);
+    if (blocks_.size() > committed_blocks_) {
+        blocks_.resize(committed_blocks_);
+        block_caps_.resize(committed_blocks_);
+        block_cap_ = block_caps_.empty() ? 0 : block_caps_.back();
+    }
+    block_used_ = committed_block_used_;
+    arena_bytes_ = committed_arena_bytes_;
+    for (auto it = runs_.begin(); it != runs_.end();) {
+        if (it->pending) {
+            std::remove(it->path.c_str());
+            ++removed_runs_;
+            it = runs_.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    pending_count_ = 0;
+}
+
+void RecordStore::for_each_sorted(const std::function<void(const StoredEvent&)>& visit) {
+    rollback_file();  // anything not committed is not part of the answer
+    if (runs_.empty()) {
+        std::sort(index_.begin(), index_.end(), [](const Entry& a, const Entry& b) { return before(a.start, a.seq, b.start, b.seq); });
+        for (const Entry& en : index_) visit(decode(en.rec, en.start));
+        return;
+    }
+    spill();
+    std::vector<std::unique_ptr<RunCursor>> cursors;
+    for (const auto& r : runs_) cursors.push_back(std::make_unique<RunCursor>(r.path));
+    auto later = [&](std::size_t a, std::size_t b) {
+        return before(cursors[b]->start, cursors[b]->seq, cursors[a]->start, cursors[a]->seq);
+    };
+    std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
+    for (std::size_t i = 0; i < cursors.size(); ++i) {
+        if (cursors[i]->advance()) heap.push(i);
+    }
+    while (!heap.empty()) {
+        const std::size_t i = heap.top();
+        heap.pop();
+        visit(cursors[i]->event());
+        if (cursors[i]->advance()) heap.push(i);
+    }
+}
+
+}  // namespace ringprof::merge

@@ -1,0 +1,77 @@
+// Holds the kept events until they can be written in order, within a memory budget: records go
+// to an in-memory arena; when it is full they are sorted and spilled to a temporary run file, and
+// the runs are merged at the end (an external merge sort). Memory is the budget plus one read
+// buffer per run. Each input file is a transaction: a file found corrupt half-way is rolled back
+// even if part of it was already spilled.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "merge/trace_number.hpp"
+
+namespace ringprof::merge {
+
+struct StoredEvent {
+    TraceNumber start;
+    std::uint32_t phase = 0;   // caller's ids
+    std::uint32_t thread = 0;
+    std::string_view head;     // caller's text pieces, returned as given
+    std::string_view tail;
+};
+
+class RecordStore {
+public:
+    RecordStore(std::size_t budget_bytes, std::string temp_parent);
+    ~RecordStore();
+    RecordStore(const RecordStore&) = delete;
+    RecordStore& operator=(const RecordStore&) = delete;
+
+    void add(const StoredEvent& e);
+    void commit_file();    // what was added since the last commit/rollback is kept
+    void rollback_file();  // ... or forgotten
+
+    std::uint64_t size() const { return committed_count_; }
+    std::size_t runs() const { return runs_.size(); }
+    // Visits committed events by (start, insertion order). Throws std::runtime_error on I/O errors.
+    void for_each_sorted(const std::function<void(const StoredEvent&)>& visit);
+
+private:
+    struct Entry {
+        TraceNumber start;
+        std::uint64_t seq;
+        const char* rec;
+    };
+    struct Run {
+        std::string path;
+        bool pending;
+    };
+
+    void spill();
+    void write_run(std::size_t from, std::size_t to, bool pending);
+    void ensure_temp_dir();
+
+    std::size_t budget_;
+    std::string temp_parent_, temp_dir_;
+    // Fixed-size blocks rather than one growing vector: growth never copies what is stored.
+    char* reserve(std::size_t n);
+    void clear_arena();
+    std::vector<std::unique_ptr<char[]>> blocks_;
+    std::vector<std::size_t> block_caps_;
+    std::size_t block_used_ = 0, block_cap_ = 0, arena_bytes_ = 0;
+    std::size_t committed_blocks_ = 0, committed_block_used_ = 0;
+    std::vector<Entry> index_;
+    std::size_t committed_entries_ = 0;  // index_[0, committed_entries_) belong to committed files
+    std::size_t committed_arena_bytes_ = 0;
+    std::uint64_t next_seq_ = 0;
+    std::uint64_t committed_count_ = 0, pending_count_ = 0;
+    std::vector<Run> runs_;
+    std::size_t removed_runs_ = 0;  // keeps run file names unique after rollbacks
+};
+
+}  // namespace ringprof::merge

@@ -1,0 +1,215 @@
+#include "merge/trace_files.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <system_error>
+
+namespace fs = std::filesystem;
+
+namespace ringprof::merge {
+
+namespace {
+
+constexpr std::int64_t kNameTimeMarginUs = 3LL * 60 * 1000 * 1000;
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool parse_int64(std::string_view s, std::int64_t& out) {
+    if (s.empty() || s.size() > 18) return false;
+    std::int64_t v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+        v = v * 10 + (c - '0');
+    }
+    out = v;
+    return true;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+    std::vector<std::string_view> parts;
+    std::size_t b = 0;
+    for (;;) {
+        const std::size_t e = s.find(sep, b);
+        parts.push_back(s.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b));
+        if (e == std::string_view::npos) return parts;
+        b = e + 1;
+    }
+}
+
+// Candidate names are those smdebug's listing admits: *.json, *.csv, *.json.gz.
+bool is_candidate(std::string_view name) {
+    return (ends_with(name, ".json") && name.size() > 5) || (ends_with(name, ".csv") && name.size() > 4) ||
+           (ends_with(name, ".json.gz") && name.size() > 8);
+}
+
+int kind_of(std::string_view name, SourceKind& kind) {
+    const auto& suffixes = known_suffixes();
+    for (std::size_t i = 0; i < suffixes.size(); ++i) {
+        if (ends_with(name, suffixes[i])) {
+            kind = static_cast<SourceKind>(i);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+struct Marker {
+    bool found = false;
+    std::string error;
+    std::int64_t start = 0, end = 0;
+};
+
+// The marker lives four folders above the trace (the step folder); any *.metadata below it counts,
+// the first in name order so that the answer does not depend on directory order.
+Marker find_marker(const fs::path& trace, std::map<std::string, Marker>& cache) {
+    fs::path folder = trace;
+    for (int i = 0; i < 4 && folder.has_parent_path(); ++i) folder = folder.parent_path();
+    const std::string key = folder.string();
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+    Marker m;
+    std::vector<fs::path> markers;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end; it.increment(ec)) {
+        if (ends_with(it->path().filename().string(), ".metadata")) markers.push_back(it->path());
+    }
+    std::sort(markers.begin(), markers.end());
+    if (markers.empty()) {
+        m.error = "no <node>_<start_us>_<end_us>.metadata marker under " + key + " to give the time base";
+    } else {
+        const std::string name = markers.front().filename().string();
+        const auto parts = split(std::string_view(name).substr(0, name.size() - 9), '_');
+        if (parts.size() != 3 || !parse_int64(parts[1], m.start) || !parse_int64(parts[2], m.end)) {
+            m.error = "marker " + markers.front().string() + " is not named <node>_<start_us>_<end_us>.metadata";
+        } else {
+            m.found = true;
+        }
+    }
+    cache.emplace(key, m);
+    return m;
+}
+
+void walk(const fs::path& dir, std::vector<fs::path>& files, std::vector<FileProblem>& problems) {
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) {
+        problems.push_back({dir.string(), "cannot list folder: " + ec.message()});
+        return;
+    }
+    std::vector<fs::path> subdirs;
+    for (fs::directory_iterator end; it != end; it.increment(ec)) {
+        if (ec) {
+            problems.push_back({dir.string(), "cannot list folder: " + ec.message()});
+            break;
+        }
+        std::error_code sec;
+        const auto st = it->symlink_status(sec);
+        if (fs::is_directory(st)) {
+            subdirs.push_back(it->path());
+        } else if (it->is_regular_file(sec)) {
+            files.push_back(it->path());
+        }
+    }
+    for (const auto& sub : subdirs) walk(sub, files, problems);
+}
+
+}  // namespace
+
+const std::vector<std::string>& known_suffixes() {
+    static const std::vector<std::string> s{"pythontimeline.json", "model_timeline.json", "trace.json.gz",
+                                            "horovod_timeline.json", "smdataparallel_timeline.json"};
+    return s;
+}
+
+std::string display_node_id(std::string_view node_id) {
+    const std::size_t at = node_id.rfind("-algo");
+    if (at == std::string_view::npos) return std::string(node_id);
+    return std::string(node_id.substr(at + 1)) + "-" + std::string(node_id.substr(0, at));
+}
+
+Discovery discover_trace_files(const std::string& root, const std::vector<std::string>& suffix_filter) {
+    const fs::path framework = fs::path(root) / "framework";
+    std::error_code ec;
+    if (!fs::is_directory(framework, ec)) {
+        throw std::runtime_error(framework.string() + ": no such folder (expected the traces under PATH/framework/)");
+    }
+    Discovery d;
+    std::vector<fs::path> paths;
+    walk(framework, paths, d.problems);
+    std::map<std::string, Marker> markers;
+    for (const auto& p : paths) {
+        const std::string name = p.filename().string();
+        const std::string full = p.string();
+        if (!is_candidate(name)) continue;
+        if (!suffix_filter.empty() &&
+            std::none_of(suffix_filter.begin(), suffix_filter.end(), [&](const std::string& s) { return ends_with(full, s); }))
+            continue;
+        TraceFile f;
+        f.path = full;
+        if (!kind_of(name, f.kind)) {
+            std::string list;
+            for (const auto& s : known_suffixes()) list += (list.empty() ? "" : ", ") + s;
+            d.problems.push_back({full, "unknown suffix (not one of " + list + ")"});
+            continue;
+        }
+        f.size = fs::file_size(p, ec);
+        if (ec) f.size = 0;
+        f.tensorflow = f.kind == SourceKind::trace_gz && full.find("tensorflow/detailed_profiling") != std::string::npos;
+        if (f.tensorflow) {
+            const Marker m = find_marker(p, markers);
+            if (!m.found) {
+                d.problems.push_back({full, m.error});
+                continue;
+            }
+            f.timestamp = m.end;
+            f.has_base = true;
+            f.base = TraceNumber::integer(m.start);
+            f.node_id = display_node_id(name.substr(0, name.find('.')));
+        } else {
+            const auto parts = split(name, '_');
+            if (parts.size() < 3 || !parse_int64(parts[0], f.timestamp) || parts[1].empty()) {
+                d.problems.push_back({full, "file name has no timestamp: expected <end_us>_<node>_" +
+                                                known_suffixes()[static_cast<std::size_t>(f.kind)]});
+                continue;
+            }
+            f.node_id = display_node_id(parts[1]);
+        }
+        d.files.push_back(std::move(f));
+    }
+    std::sort(d.files.begin(), d.files.end(), [](const TraceFile& a, const TraceFile& b) {
+        if (a.kind != b.kind) return a.kind < b.kind;
+        if (a.timestamp != b.timestamp) return a.timestamp < b.timestamp;
+        return a.path < b.path;
+    });
+    std::sort(d.problems.begin(), d.problems.end(), [](const FileProblem& a, const FileProblem& b) { return a.path < b.path; });
+    return d;
+}
+
+std::vector<TraceFile> select_for_range(const std::vector<TraceFile>& files, TraceNumber start, TraceNumber end) {
+    std::vector<std::int64_t> stamps;
+    for (const auto& f : files) stamps.push_back(f.timestamp);
+    std::sort(stamps.begin(), stamps.end());
+    stamps.erase(std::unique(stamps.begin(), stamps.end()), stamps.end());
+    const TraceNumber lo_t = subtract(start, TraceNumber::integer(kNameTimeMarginUs));
+    const TraceNumber hi_t = add(end, TraceNumber::integer(kNameTimeMarginUs));
+    auto first_at_or_after = [&](TraceNumber t) {
+        return std::find_if(stamps.begin(), stamps.end(),
+                            [&](std::int64_t s) { return compare(TraceNumber::integer(s), t) >= 0; }) - stamps.begin();
+    };
+    const auto lo = first_at_or_after(lo_t);
+    const auto hi = first_at_or_after(hi_t);
+    if (lo >= static_cast<std::ptrdiff_t>(stamps.size())) return {};
+    const std::int64_t min_stamp = stamps[static_cast<std::size_t>(lo)];
+    const std::int64_t max_stamp = stamps[static_cast<std::size_t>(std::min<std::ptrdiff_t>(hi, static_cast<std::ptrdiff_t>(stamps.size()) - 1))];
+    std::vector<TraceFile> out;
+    for (const auto& f : files) {
+        if (f.timestamp >= min_stamp && f.timestamp <= max_stamp) out.push_back(f);
+    }
+    return out;
+}
+
+}  // namespace ringprof::merge

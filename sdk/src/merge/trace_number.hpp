@@ -1,0 +1,38 @@
+// A timestamp or duration as smdebug's Python sees it: an exact integer when the JSON held one,
+// a binary64 otherwise. Keeping the two apart matters because the merged file must print the same
+// numbers (integers stay integers, floats print like Python's repr) and order events exactly as
+// Python's mixed int/float comparisons do.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ringprof::merge {
+
+struct TraceNumber {
+    bool is_float = false;
+    std::int64_t i = 0;
+    double d = 0.0;
+
+    static TraceNumber integer(std::int64_t v) { return {false, v, 0.0}; }
+    static TraceNumber floating(double v) { return {true, 0, v}; }
+
+    double as_double() const { return is_float ? d : static_cast<double>(i); }
+    // long double holds every int64 and every double exactly on the platforms we build for,
+    // so mixed comparisons are exact, as in Python.
+    long double exact() const { return is_float ? static_cast<long double>(d) : static_cast<long double>(i); }
+};
+
+// Python semantics: int+int stays int (falls back to float only on int64 overflow), else float.
+TraceNumber add(TraceNumber a, TraceNumber b);
+TraceNumber subtract(TraceNumber a, TraceNumber b);
+int compare(TraceNumber a, TraceNumber b);  // -1, 0, 1
+
+// Appends the number as Python's json.dumps would print it (repr for floats: 1e-06, 12.0).
+void append_number(std::string& out, TraceNumber n);
+void append_python_float(std::string& out, double v);
+
+// Python's round() to an integer (ties to even), for the output file name.
+std::int64_t round_half_even(TraceNumber n);
+
+}  // namespace ringprof::merge

@@ -1,0 +1,56 @@
+// Small trace folders written by the tests themselves, and a reader for the merged output.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <simdjson.h>
+
+namespace merge_test {
+
+namespace fs = std::filesystem;
+
+// A fresh folder under the build tree, removed at the end of the test.
+class TempDir {
+public:
+    TempDir();
+    ~TempDir();
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+void write_file(const fs::path& p, const std::string& content);
+void write_gzip(const fs::path& p, const std::string& content);
+
+// <root>/framework/pevents/<hour>/<end_us>_<node>_<suffix>
+fs::path pevents_file(const fs::path& root, std::int64_t end_us, const std::string& node, const std::string& suffix);
+
+// One pythontimeline-style file: the time base, then each phase declared before its events.
+struct PhaseEvent {
+    std::string phase;
+    std::string name;
+    std::int64_t ts;   // relative to the base
+    std::int64_t dur;
+    std::string args;  // JSON object text or empty
+};
+std::string smdebug_timeline(std::int64_t base_us, const std::vector<PhaseEvent>& events);
+
+// The merged output, parsed.
+struct OutEvent {
+    std::string name, ph, args_json;
+    std::int64_t pid = 0, tid = 0;
+    double ts = 0, dur = 0;
+    std::string meta_name;  // args.name of M events
+};
+std::vector<OutEvent> read_output(const std::string& path);
+std::vector<OutEvent> only_x(const std::vector<OutEvent>& all);
+std::string thread_name_of(const std::vector<OutEvent>& all, std::int64_t pid, std::int64_t tid);
+std::string slurp(const std::string& path);
+
+}  // namespace merge_test

@@ -1,0 +1,118 @@
+// ringprof merge: one Chrome/Perfetto timeline from the trace files of many processes and hosts
+// (the smdebug MergedTimeline). The work is in the library; this only parses arguments and reports.
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "ringprof/merged_timeline.hpp"
+
+namespace ringprof::cli {
+namespace {
+
+constexpr const char* kHelp =
+    "usage: ringprof merge PATH [--suffix S ...] [--start A --end B] [--unit time|step] [-o DIR]\n"
+    "\n"
+    "Merges the trace files under PATH/framework/ into one Chrome/Perfetto timeline,\n"
+    "<end>_<node>_merged_timeline.json, as SageMaker Debugger's MergedTimeline does.\n"
+    "\n"
+    "  --suffix S     only files whose path ends with S (repeatable; default: pythontimeline.json,\n"
+    "                 model_timeline.json, trace.json.gz, horovod_timeline.json,\n"
+    "                 smdataparallel_timeline.json)\n"
+    "  --start A      with --end: keep events overlapping [A, B]; without both, merge everything\n"
+    "  --end B\n"
+    "  --unit U       time (default): A and B are microseconds since the Unix epoch;\n"
+    "                 step: from the start of step A to just before the start of step B\n"
+    "  -o, --output DIR  folder for the merged file (default: PATH)\n"
+    "\n"
+    "Exit status: 0 all inputs merged, 3 merged but some inputs were skipped (listed on stderr),\n"
+    "1 nothing could be merged, 2 bad arguments.\n";
+
+bool parse_int(const char* s, std::int64_t& out) {
+    if (!s || !*s) return false;
+    errno = 0;
+    char* end = nullptr;
+    const long long v = std::strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0') return false;
+    out = v;
+    return true;
+}
+
+int usage_error(const std::string& message) {
+    std::fprintf(stderr, "ringprof merge: %s\n(try 'ringprof merge --help')\n", message.c_str());
+    return kExitUsage;
+}
+
+int run(int argc, char** argv) {
+    std::string path, out_dir;
+    std::vector<std::string> suffixes;
+    std::optional<std::int64_t> start, end;
+    MergeUnit unit = MergeUnit::time;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&](const char* what) -> const char* {
+            if (i + 1 >= argc) return nullptr;
+            (void)what;
+            return argv[++i];
+        };
+        if (arg == "--help" || arg == "-h") {
+            std::fputs(kHelp, stdout);
+            return kExitOk;
+        } else if (arg == "--suffix") {
+            const char* v = value("--suffix");
+            if (!v || !*v) return usage_error("--suffix needs a value");
+            suffixes.emplace_back(v);
+        } else if (arg == "--start" || arg == "--end") {
+            const char* v = value(arg.c_str());
+            std::int64_t n = 0;
+            if (!parse_int(v, n)) return usage_error(arg + " needs an integer (got '" + (v ? v : "") + "')");
+            (arg == "--start" ? start : end) = n;
+        } else if (arg == "--unit") {
+            const char* v = value("--unit");
+            const std::string u = v ? v : "";
+            if (u == "time") unit = MergeUnit::time;
+            else if (u == "step") unit = MergeUnit::step;
+            else return usage_error("--unit must be 'time' or 'step' (got '" + u + "')");
+        } else if (arg == "-o" || arg == "--output") {
+            const char* v = value("-o");
+            if (!v || !*v) return usage_error(arg + " needs a folder");
+            out_dir = v;
+        } else if (!arg.empty() && arg[0] == '-') {
+            return usage_error("unknown option '" + arg + "'");
+        } else if (path.empty()) {
+            path = arg;
+        } else {
+            return usage_error("more than one PATH given ('" + path + "' and '" + arg + "')");
+        }
+    }
+    if (path.empty()) return usage_error("PATH is missing");
+    if (start.has_value() != end.has_value()) return usage_error("--start and --end go together");
+    if (!start && unit == MergeUnit::step) return usage_error("--unit step needs --start and --end");
+
+    MergedTimeline merger(path, suffixes, out_dir);
+    MergeResult r;
+    try {
+        r = start ? merger.merge_timeline(*start, *end, unit) : merger.merge_all();
+    } catch (const MergeError& e) {
+        std::fprintf(stderr, "ringprof merge: %s\n", e.what());
+        const bool bad_range = std::strstr(e.what(), "before start") || std::strstr(e.what(), "must be after");
+        return bad_range ? kExitUsage : kExitFailed;
+    }
+    for (const auto& s : r.skipped) std::fprintf(stderr, "ringprof merge: skipped %s: %s\n", s.path.c_str(), s.reason.c_str());
+    for (const auto& n : r.notes) std::fprintf(stderr, "ringprof merge: warning: %s\n", n.c_str());
+    std::printf("%s\n", r.output_path.c_str());
+    std::fprintf(stderr, "ringprof merge: %llu events from %llu files (%llu skipped)\n",
+                 static_cast<unsigned long long>(r.events_written), static_cast<unsigned long long>(r.files_merged),
+                 static_cast<unsigned long long>(r.skipped.size()));
+    if (r.complete()) return kExitOk;
+    return r.files_merged > 0 || r.skipped.empty() ? kExitPartial : kExitFailed;
+}
+
+const Command command{"merge", "merge timelines of many processes and hosts (smdebug MergedTimeline)", &run};
+
+}  // namespace
+}  // namespace ringprof::cli
