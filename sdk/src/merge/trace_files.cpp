@@ -131,13 +131,44 @@ std::string display_node_id(std::string_view node_id) {
     return std::string(node_id.substr(at + 1)) + "-" + std::string(node_id.substr(0, at));
 }
 
+namespace {
+
+// ringprof's Chrome trace (<run_id>_trace.json.gz) sits directly in its output folder. Its time base
+// is inside the file and its name has no end time, so it is read whatever the range.
+std::vector<TraceFile> ringprof_traces(const fs::path& root, const std::vector<std::string>& suffix_filter) {
+    std::vector<TraceFile> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const std::string full = it->path().string();
+        std::error_code fec;
+        if (!it->is_regular_file(fec) || !ends_with(name, "_trace.json.gz")) continue;
+        if (!suffix_filter.empty() &&
+            std::none_of(suffix_filter.begin(), suffix_filter.end(), [&](const std::string& s) { return ends_with(full, s); }))
+            continue;
+        TraceFile f;
+        f.path = full;
+        f.kind = SourceKind::trace_gz;
+        f.always_read = true;
+        f.node_id = name.substr(0, name.size() - std::string_view("_trace.json.gz").size());
+        std::replace(f.node_id.begin(), f.node_id.end(), '_', '-');
+        f.size = fs::file_size(it->path(), fec);
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+}  // namespace
+
 Discovery discover_trace_files(const std::string& root, const std::vector<std::string>& suffix_filter) {
     const fs::path framework = fs::path(root) / "framework";
     std::error_code ec;
+    Discovery d;
+    d.files = ringprof_traces(root, suffix_filter);
     if (!fs::is_directory(framework, ec)) {
+        if (!d.files.empty()) return d;
         throw std::runtime_error(framework.string() + ": no such folder (expected the traces under PATH/framework/)");
     }
-    Discovery d;
     std::vector<fs::path> paths;
     walk(framework, paths, d.problems);
     std::map<std::string, Marker> markers;
@@ -191,7 +222,9 @@ Discovery discover_trace_files(const std::string& root, const std::vector<std::s
 
 std::vector<TraceFile> select_for_range(const std::vector<TraceFile>& files, TraceNumber start, TraceNumber end) {
     std::vector<std::int64_t> stamps;
-    for (const auto& f : files) stamps.push_back(f.timestamp);
+    for (const auto& f : files) {
+        if (!f.always_read) stamps.push_back(f.timestamp);
+    }
     std::sort(stamps.begin(), stamps.end());
     stamps.erase(std::unique(stamps.begin(), stamps.end()), stamps.end());
     const TraceNumber lo_t = subtract(start, TraceNumber::integer(kNameTimeMarginUs));
@@ -202,12 +235,13 @@ std::vector<TraceFile> select_for_range(const std::vector<TraceFile>& files, Tra
     };
     const auto lo = first_at_or_after(lo_t);
     const auto hi = first_at_or_after(hi_t);
-    if (lo >= static_cast<std::ptrdiff_t>(stamps.size())) return {};
-    const std::int64_t min_stamp = stamps[static_cast<std::size_t>(lo)];
-    const std::int64_t max_stamp = stamps[static_cast<std::size_t>(std::min<std::ptrdiff_t>(hi, static_cast<std::ptrdiff_t>(stamps.size()) - 1))];
     std::vector<TraceFile> out;
+    const bool any_named = lo < static_cast<std::ptrdiff_t>(stamps.size());
+    const std::int64_t min_stamp = any_named ? stamps[static_cast<std::size_t>(lo)] : 0;
+    const std::int64_t max_stamp =
+        any_named ? stamps[static_cast<std::size_t>(std::min<std::ptrdiff_t>(hi, static_cast<std::ptrdiff_t>(stamps.size()) - 1))] : 0;
     for (const auto& f : files) {
-        if (f.timestamp >= min_stamp && f.timestamp <= max_stamp) out.push_back(f);
+        if (f.always_read || (any_named && f.timestamp >= min_stamp && f.timestamp <= max_stamp)) out.push_back(f);
     }
     return out;
 }

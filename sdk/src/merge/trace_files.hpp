@@ -24,6 +24,7 @@ struct TraceFile {
     bool has_base = false;       // time base known from outside the file
     TraceNumber base;
     std::uint64_t size = 0;
+    bool always_read = false;    // no end time in the name (ringprof's own trace): every range reads it
 };
 
 struct FileProblem {
@@ -38,9 +39,10 @@ struct Discovery {
 
 const std::vector<std::string>& known_suffixes();
 
-// Walks <root>/framework. Files that pass the filter but cannot be used (unknown suffix, no
-// timestamp in the name, no marker) and folders that cannot be listed become problems.
-// Throws std::runtime_error when <root>/framework itself cannot be read.
+// Walks <root>/framework, plus ringprof's own Chrome traces (<root>/<run_id>_trace.json.gz, beside
+// framework/ in a ringprof output folder). Files that pass the filter but cannot be used (unknown
+// suffix, no timestamp in the name, no marker) and folders that cannot be listed become problems.
+// Throws std::runtime_error when <root> holds neither a readable framework/ nor ringprof traces.
 Discovery discover_trace_files(const std::string& root, const std::vector<std::string>& suffix_filter);
 
 // smdebug shows "<pid>-algo-N" nodes as "algo-N-<pid>" so hosts sort together.
