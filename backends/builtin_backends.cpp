@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <functional>
 
+#include "flame_html_backend.hpp"
+#include "flame_svg_backend.hpp"
+#include "folded_stacks_backend.hpp"
 #include "timers_json_backend.hpp"
 
 namespace ringprof::backends {
@@ -16,6 +19,9 @@ struct Entry {
 const std::vector<Entry>& table() {
     static const std::vector<Entry> entries = {
         {"timers", [](const Config& c) { return std::make_unique<TimersJsonBackend>(c.timers_format); }},
+        {"flame", [](const Config&) { return std::make_unique<FlameHtmlBackend>(); }},
+        {"flame_svg", [](const Config&) { return std::make_unique<FlameSvgBackend>(); }},
+        {"folded", [](const Config&) { return std::make_unique<FoldedStacksBackend>(); }},
     };
     return entries;
 }

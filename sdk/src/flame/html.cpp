@@ -1,0 +1,130 @@
+// The report page: fixed assets (html_assets.cpp) around the profile as JSON. The trees go in
+// column arrays in preorder (a parent always before its children), which keeps a 10,000-node
+// page small and lets the script rebuild the tree in one pass.
+#include <cmath>
+#include <unordered_map>
+
+#include "flame/html_assets.hpp"
+#include "json_text.hpp"
+#include "ringprof/flame.hpp"
+#include "ringprof/version.hpp"
+
+namespace ringprof {
+
+namespace {
+
+class Names {
+public:
+    std::size_t id(const std::string& name) {
+        const auto [it, inserted] = ids_.emplace(name, list_.size());
+        if (inserted) list_.push_back(&it->first);
+        return it->second;
+    }
+    void append_json(std::string& out) const {
+        out += '[';
+        for (std::size_t i = 0; i < list_.size(); ++i) {
+            if (i) out += ',';
+            detail::append_json_string(out, *list_[i]);
+        }
+        out += ']';
+    }
+
+private:
+    std::unordered_map<std::string, std::size_t> ids_;
+    std::vector<const std::string*> list_;  // node-stable: unordered_map keys never move
+};
+
+struct Columns {
+    std::string n, p, t, c, f;
+};
+
+void number(std::string& out, double v) {
+    detail::append_python_float(out, std::isfinite(v) && v > 0.0 ? v : 0.0);
+}
+
+void flatten(const TimerNode& node, long parent, long& next, Names& names, Columns& cols) {
+    const long me = next++;
+    const char* sep = me == 0 ? "" : ",";
+    cols.n += sep;
+    cols.n += std::to_string(names.id(node.name));
+    cols.p += sep;
+    cols.p += std::to_string(parent);
+    cols.t += sep;
+    number(cols.t, node.total);
+    cols.c += sep;
+    cols.c += std::to_string(node.count);
+    cols.f += sep;
+    cols.f += node.is_parallel ? '1' : '0';
+    for (const TimerNode& c : node.children) flatten(c, me, next, names, cols);
+}
+
+void append_view(std::string& out, const std::string& label, std::uint64_t dropped, const TimerNode& root,
+                 Names& names) {
+    Columns cols;
+    long next = 0;
+    flatten(root, -1, next, names, cols);
+    out += "{\"label\":";
+    detail::append_json_string(out, label);
+    out += ",\"dropped\":" + std::to_string(dropped);
+    out += ",\"n\":[" + cols.n + "],\"p\":[" + cols.p + "],\"t\":[" + cols.t + "],\"c\":[" + cols.c +
+           "],\"f\":[" + cols.f + "]}";
+}
+
+// Inside <script> only "</script" or "<!--" could end or confuse the element; escaping every
+// '<' (it can only occur inside JSON strings) rules both out.
+std::string script_safe(const std::string& json) {
+    std::string out;
+    out.reserve(json.size());
+    for (char c : json) {
+        if (c == '<') out += "\\u003c";
+        else out += c;
+    }
+    return out;
+}
+
+void append_html_text(std::string& out, std::string_view s) {
+    for (char c : s) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            default: out += c;
+        }
+    }
+}
+
+}  // namespace
+
+std::string render_html(const FlameProfile& profile) {
+    Names names;
+    std::string views = "[";
+    append_view(views, profile.threads.empty() ? "Whole process" : "All threads (merged)", profile.dropped,
+                profile.merged, names);
+    for (const FlameThread& t : profile.threads) {
+        views += ',';
+        append_view(views, t.label, t.dropped, t.tree, names);
+    }
+    views += ']';
+
+    std::string data = "{\"title\":";
+    detail::append_json_string(data, profile.title);
+    data += ",\"generator\":\"ringprof " RINGPROF_VERSION_STRING "\",\"dropped\":" + std::to_string(profile.dropped);
+    data += ",\"names\":";
+    names.append_json(data);
+    data += ",\"views\":" + views + "}";
+
+    std::string out;
+    out.reserve(data.size() + 32 * 1024);
+    out += flame_detail::html_page_head();
+    append_html_text(out, profile.title.empty() ? std::string("ringprof flame graph") : profile.title + " - flame graph");
+    out += flame_detail::html_page_body();
+    out += "<script type=\"application/json\" id=\"flame-data\">";
+    out += script_safe(data);
+    out += "</script>\n<script>\n";
+    out += flame_detail::html_page_script();
+    out += "</script>\n</body>\n</html>\n";
+    return out;
+}
+
+}  // namespace ringprof

@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "flame_test_trees.hpp"
+#include "ringprof/flame.hpp"
+
+namespace {
+
+using flame_test::training_tree;
+
+std::int64_t micros(double s) { return static_cast<std::int64_t>(std::llround(s * 1e6)); }
+
+// stack -> value, checking every line has the shape flamegraph.pl expects.
+std::map<std::string, std::int64_t> parse_folded(const std::string& text) {
+    std::map<std::string, std::int64_t> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        // "<frames> <digits>": the count is after the last space, frames never end in a space.
+        const auto space = line.rfind(' ');
+        const bool ok = space != std::string::npos && space > 0 && space + 1 < line.size() &&
+                        line[space - 1] != ' ' && line[0] != ' ' &&
+                        line.find_first_not_of("0123456789", space + 1) == std::string::npos;
+        EXPECT_TRUE(ok) << "bad line: " << line;
+        if (!ok) continue;
+        const std::string stack = line.substr(0, space);
+        EXPECT_EQ(out.count(stack), 0u) << "stack twice: " << stack;
+        out[stack] = std::stoll(line.substr(space + 1));
+    }
+    return out;
+}
+
+std::string folded_path(const std::string& slash_path) {
+    std::string s = slash_path;
+    for (char& c : s) if (c == '/') c = ';';
+    return s;
+}
+
+TEST(Folded, EachStackCarriesItsSelfTimeInMicroseconds) {
+    const ringprof::TimerNode tree = training_tree();
+    const auto stacks = parse_folded(ringprof::render_folded(tree));
+    std::size_t expected_lines = 0;
+    flame_test::for_each_path(tree, [&](const std::string& path, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
+        std::int64_t self = micros(n.total);
+        for (const auto& c : n.children) self -= micros(c.total);
+        const auto it = stacks.find(folded_path(path));
+        if (self > 0) {
+            ++expected_lines;
+            ASSERT_NE(it, stacks.end()) << path;
+            EXPECT_EQ(it->second, self) << path;
+            EXPECT_NEAR(static_cast<double>(it->second), n.self() * 1e6, 1.0) << path;
+        } else {
+            EXPECT_EQ(it, stacks.end()) << "zero-self stack written: " << path;
+        }
+    });
+    EXPECT_EQ(stacks.size(), expected_lines);
+}
+
+TEST(Folded, LinesUnderASequentialNodeSumToItsTotal) {
+    const ringprof::TimerNode tree = training_tree();
+    const auto stacks = parse_folded(ringprof::render_folded(tree));
+    flame_test::for_each_path(tree, [&](const std::string& path, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
+        // Where children exceed their parent (parallel work), the stacks below hold more than it.
+        bool oversubscribed = false;
+        flame_test::for_each_path(n, [&](const std::string&, const ringprof::TimerNode& d, const ringprof::TimerNode*) {
+            double sum = 0;
+            for (const auto& c : d.children) sum += c.total;
+            oversubscribed = oversubscribed || sum > d.total;
+        });
+        if (oversubscribed) return;
+        const std::string prefix = folded_path(path);
+        std::int64_t sum = 0;
+        for (const auto& [stack, value] : stacks) {
+            if (stack == prefix || stack.rfind(prefix + ";", 0) == 0) sum += value;
+        }
+        EXPECT_EQ(sum, micros(n.total)) << path;
+    });
+}
+
+TEST(Folded, SeparatorsInsideNamesAreReplaced) {
+    const ringprof::TimerNode tree = flame_test::node(
+        "root", 1.0, 1, false, {flame_test::node("a;b", 0.5, 1), flame_test::node("line\nbreak", 0.25, 1)});
+    const auto stacks = parse_folded(ringprof::render_folded(tree));
+    EXPECT_EQ(stacks.at("root;a:b"), 500000);
+    EXPECT_EQ(stacks.at("root;line break"), 250000);
+    EXPECT_EQ(stacks.at("root"), 250000);
+}
+
+TEST(Folded, EmptyTreeGivesNoLines) {
+    EXPECT_EQ(ringprof::render_folded(ringprof::TimerNode("root")), "");
+}
+
+}  // namespace

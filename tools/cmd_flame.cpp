@@ -1,0 +1,134 @@
+// ringprof flame INPUT [-o OUT] [--format html|svg|folded]
+// Draws the flame graph report of a saved timers JSON (either ML-Agents form) or a trace.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "command.hpp"
+#include "ringprof/flame.hpp"
+#include "ringprof/output_files.hpp"
+
+namespace {
+
+using namespace ringprof::cli;
+
+const char kUsage[] =
+    "usage: ringprof flame INPUT [-o OUT] [--format html|svg|folded]\n"
+    "\n"
+    "Draws a flame graph from a saved timers JSON (<run_id>_timers.json, either ML-Agents form,\n"
+    "also files written by ML-Agents) or a Chrome trace / pythontimeline (.json or .json.gz).\n"
+    "\n"
+    "  -o, --output OUT   file to write ('-' for standard output); default: <input stem>_flame.html,\n"
+    "                     _flame.svg or _folded.txt in the current directory\n"
+    "  -f, --format FMT   html (interactive report, the default), svg (static flame graph) or\n"
+    "                     folded (\"a;b;c 1234\" lines, self time in microseconds); without it the\n"
+    "                     extension of OUT decides (.svg, .txt/.folded), else html\n";
+
+bool ends_with(const std::string& s, const char* suffix) {
+    const std::size_t n = std::strlen(suffix);
+    return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+std::string strip(std::string s, const char* suffix) {
+    if (ends_with(s, suffix)) s.resize(s.size() - std::strlen(suffix));
+    return s;
+}
+
+// "logs/run_timers.json" -> "run"; "x.trace.json.gz" -> "x".
+std::string stem_of(const std::string& input) {
+    const auto slash = input.find_last_of('/');
+    std::string s = slash == std::string::npos ? input : input.substr(slash + 1);
+    s = strip(strip(s, ".gz"), ".json");
+    for (const char* tail : {"_timers", ".trace", "_trace", "_pythontimeline", "_merged_timeline"}) s = strip(s, tail);
+    return s.empty() ? "profile" : s;
+}
+
+int run(int argc, char** argv) {
+    std::string input, output, format;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&](const char* what) -> const char* {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "ringprof flame: %s needs a value\n%s", what, kUsage);
+                return nullptr;
+            }
+            return argv[++i];
+        };
+        if (arg == "-h" || arg == "--help") {
+            std::fputs(kUsage, stdout);
+            return kExitOk;
+        } else if (arg == "-o" || arg == "--output") {
+            const char* v = value("-o");
+            if (v == nullptr) return kExitUsage;
+            output = v;
+        } else if (arg == "-f" || arg == "--format") {
+            const char* v = value("--format");
+            if (v == nullptr) return kExitUsage;
+            format = v;
+        } else if (arg.rfind("--format=", 0) == 0) {
+            format = arg.substr(9);
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            std::fprintf(stderr, "ringprof flame: unknown option '%s'\n%s", arg.c_str(), kUsage);
+            return kExitUsage;
+        } else if (input.empty()) {
+            input = arg;
+        } else {
+            std::fprintf(stderr, "ringprof flame: one input only (got '%s' and '%s')\n", input.c_str(), arg.c_str());
+            return kExitUsage;
+        }
+    }
+    if (input.empty()) {
+        std::fprintf(stderr, "ringprof flame: no input file\n%s", kUsage);
+        return kExitUsage;
+    }
+    if (format.empty()) {
+        format = ends_with(output, ".svg") ? "svg"
+                 : (ends_with(output, ".txt") || ends_with(output, ".folded")) ? "folded"
+                                                                                : "html";
+    }
+    if (format != "html" && format != "svg" && format != "folded") {
+        std::fprintf(stderr, "ringprof flame: unknown format '%s' (html, svg or folded)\n", format.c_str());
+        return kExitUsage;
+    }
+    if (output.empty()) {
+        output = stem_of(input) + (format == "html" ? "_flame.html" : format == "svg" ? "_flame.svg" : "_folded.txt");
+    }
+
+    std::string text;
+    try {
+        const ringprof::FlameProfile profile = ringprof::load_flame_profile(input);
+        if (format == "html") {
+            text = ringprof::render_html(profile);
+        } else if (format == "svg") {
+            ringprof::SvgOptions options;
+            options.title = profile.title + " - flame graph";
+            text = ringprof::render_svg(profile.merged, options);
+        } else {
+            text = ringprof::render_folded(profile.merged);
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ringprof flame: %s\n", e.what());
+        return kExitFailed;
+    }
+    if (output == "-") {
+        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+            std::fprintf(stderr, "ringprof flame: cannot write to standard output\n");
+            return kExitFailed;
+        }
+        return kExitOk;
+    }
+    try {
+        ringprof::write_file_atomically(output, text);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ringprof flame: %s\n", e.what());
+        return kExitFailed;
+    }
+    std::fprintf(stderr, "ringprof flame: wrote %s\n", output.c_str());
+    return kExitOk;
+}
+
+const ringprof::cli::Command command{"flame", "draw a flame graph (HTML, SVG or folded stacks) from a saved profile",
+                                     &run};
+
+}  // namespace
