@@ -3,9 +3,12 @@
 #include <cstdio>
 #include <functional>
 
+#include "chrome_trace_backend.hpp"
 #include "flame_html_backend.hpp"
 #include "flame_svg_backend.hpp"
 #include "folded_stacks_backend.hpp"
+#include "pythontimeline_backend.hpp"
+#include "stats_backend.hpp"
 #include "timers_json_backend.hpp"
 
 namespace ringprof::backends {
@@ -19,6 +22,9 @@ struct Entry {
 const std::vector<Entry>& table() {
     static const std::vector<Entry> entries = {
         {"timers", [](const Config& c) { return std::make_unique<TimersJsonBackend>(c.timers_format); }},
+        {"trace", [](const Config& c) { return std::make_unique<ChromeTraceBackend>(c.flush_interval_ms != 0 ? c.flush_interval_ms : 1000); }},
+        {"pythontimeline", [](const Config& c) { return std::make_unique<PythonTimelineBackend>(c.pythontimeline_max_bytes, c.pythontimeline_max_seconds); }},
+        {"stats", [](const Config&) { return std::make_unique<StatsBackend>(); }},
         {"flame", [](const Config&) { return std::make_unique<FlameHtmlBackend>(); }},
         {"flame_svg", [](const Config&) { return std::make_unique<FlameSvgBackend>(); }},
         {"folded", [](const Config&) { return std::make_unique<FoldedStacksBackend>(); }},

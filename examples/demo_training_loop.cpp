@@ -1,9 +1,15 @@
 // A small multi-threaded "training loop": the main thread steps, four worker threads run
 // environment steps with nested scopes in a hot loop. Several million events in all; every
 // output ringprof has is written to RINGPROF_OUTPUT_DIR (default ./ringprof_out).
+//
+// The environment steps last a few microseconds each and there are millions of them: the
+// aggregates (timers, statistics, flame graph) count every one, while the timelines keep
+// scopes of 20 us and longer unless RINGPROF_TIMELINE_MIN_NS says otherwise — a full timeline
+// of this loop would be a quarter of a gigabyte of pythontimeline files.
 #include <ringprof/ringprof.hpp>
 
 #include <atomic>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <dirent.h>
@@ -17,7 +23,7 @@ constexpr int kSteps = 40;
 constexpr int kWorkers = 4;
 constexpr int kEnvStepsPerWorkerStep = 6000;
 
-// Enough arithmetic that a scope lasts a few hundred nanoseconds, like a tiny kernel.
+// Enough arithmetic that an environment step lasts a few microseconds, like a small simulator.
 double burn(int n, double seed) {
     double x = seed;
     for (int i = 0; i < n; ++i) x = std::sqrt(x * x + 1.0) * 0.999;
@@ -28,12 +34,12 @@ std::atomic<double> g_sink{0};
 
 void physics(double& state) {
     PROF_FUNCTION();
-    state = burn(120, state);
+    state = burn(500, state);
 }
 
 double reward(double state) {
     PROF_SCOPE("reward");
-    return burn(30, state);
+    return burn(120, state);
 }
 
 void env_step(double& state) {
@@ -55,11 +61,19 @@ void worker(int id, ringprof::Context training) {
     g_sink.store(state);
 }
 
+float policy_forward(const std::vector<float>& observations, int batch) {
+    PROF_FUNCTION_SIG(observations, batch);  // one statistics row per argument shape
+    return static_cast<float>(burn(20000 * batch / 64, observations[0]));
+}
+
 void train_step(int step) {
+    PROF_STEP(step);
     PROF_FUNCTION();
     {
-        PROF_SCOPE("policy_forward");
-        g_sink.store(burn(20000, step));
+        // Two batch shapes, so the statistics table shows two rows for policy_forward.
+        const int batch = step % 2 == 0 ? 64 : 32;
+        const std::vector<float> observations(static_cast<std::size_t>(batch) * 8, 0.5f);
+        g_sink.store(policy_forward(observations, batch));
     }
     {
         PROF_SCOPE("policy_backward");
@@ -82,6 +96,9 @@ void list_outputs(const ringprof::RunInfo& run) {
 }  // namespace
 
 int main() {
+    ringprof::Config config = ringprof::Config::from_environment();
+    if (std::getenv("RINGPROF_TIMELINE_MIN_NS") == nullptr) config.timeline_min_ns = 20'000;
+    ringprof::Session session(config);
     ringprof::set_thread_name("trainer");
     ringprof::add_metadata("example", "demo_training_loop");
     {
@@ -92,14 +109,9 @@ int main() {
         for (int step = 0; step < kSteps; ++step) train_step(step);
         for (auto& t : workers) t.join();
     }
-    ringprof::flush();
-    const auto* session = ringprof::Session::current();
-    if (session == nullptr) {
-        std::printf("ringprof is disabled: no outputs\n");
-        return 0;
-    }
+    session.flush();
     const auto drops = ringprof::dropped_scopes();
     std::printf("scopes dropped (ring full): %llu\n", static_cast<unsigned long long>(drops));
-    list_outputs(session->run_info());
+    list_outputs(session.run_info());
     return 0;
 }

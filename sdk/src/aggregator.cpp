@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "ringprof/detail/event.hpp"
+#include "timeline_records.hpp"
 
 namespace ringprof::detail {
 
@@ -17,8 +18,10 @@ double as_double(std::uint64_t bits) {
 }
 
 // Events a record of this kind occupies in the ring, its first event included.
-std::uint64_t record_length(EventKind kind) {
-    switch (kind) {
+std::uint64_t record_length(const Event& first) {
+    switch (kind_of(first.tag)) {
+        case EventKind::SigBegin:
+            return StatsState::record_length(first);
         case EventKind::StepBegin:
         case EventKind::Gauge:
             return 2;
@@ -55,16 +58,42 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
                 }
                 break;
             }
-            case EventKind::StepBegin:
-                track.step = static_cast<std::int64_t>(ring.at(i + 1).tsc);
-                track.step_mode = static_cast<std::uint32_t>(value_of(e.tag));
+            case EventKind::SigBegin: {
+                const auto* site = static_cast<const Site*>(pointer_of(e.tag));
+                const std::uint64_t signature = stats_.intern_signature(ring, i);
+                const std::uint32_t node = track.tree.child(track.stack.back().node, site, signature);
+                track.stack.push_back(OpenScope{node, e.tsc});
                 break;
-            case EventKind::StepEnd:
-                track.step = -1;
+            }
+            case EventKind::StepBegin: {
+                // The timeline labels spans of every thread by time (see timeline_writer.hpp):
+                // it learns of the step here, before any span that began in it can be released.
+                const OpenStep open{static_cast<std::int64_t>(ring.at(i + 1).tsc),
+                                    static_cast<std::uint32_t>(value_of(e.tag) & 3u), track.depth(), e.tsc};
+                track.steps.push_back(open);
+                track.step = open.step;
+                track.step_mode = open.mode;
+                if (spans != nullptr) {
+                    spans->push_back(step_record(open.mode, open.begin_ticks, 0, track.tid, open.depth, open.step));
+                }
                 break;
+            }
+            case EventKind::StepEnd: {
+                // A StepEnd with nothing open began before this session.
+                if (track.steps.empty()) break;
+                const OpenStep open = track.steps.back();
+                track.steps.pop_back();
+                track.step = track.steps.empty() ? -1 : track.steps.back().step;
+                track.step_mode = track.steps.empty() ? 0 : track.steps.back().mode;
+                if (spans != nullptr) {
+                    spans->push_back(step_record(open.mode, open.begin_ticks, e.tsc, track.tid, open.depth, open.step));
+                }
+                break;
+            }
             case EventKind::Gauge: {
                 const auto* site = static_cast<const Site*>(pointer_of(e.tag));
                 extras_.gauge(site->name).set(as_double(ring.at(i + 1).tsc), clock_.to_monotonic_ns(e.tsc));
+                if (spans != nullptr) spans->push_back(gauge_record(site, e.tsc, track.tid, as_double(ring.at(i + 1).tsc)));
                 break;
             }
             case EventKind::ContextCapture: {
@@ -92,7 +121,7 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
             default:
                 break;
         }
-        i += record_length(kind);
+        i += record_length(e);
     }
     return i;
 }
@@ -164,10 +193,14 @@ void Aggregator::reset(const std::vector<ThreadTrack*>& live) {
     retired_ = AggNode{};
     grafted_ = AggNode{};
     extras_.gauges.clear();
+    stats_.reset();
     for (ThreadTrack* t : live) t->tree.reset_counts();
 }
 
-void Aggregator::retire(ThreadTrack& track) { fold(track, retired_); }
+void Aggregator::retire(ThreadTrack& track) {
+    fold(track, retired_);
+    stats_.retire(track.tree);
+}
 
 void Aggregator::add_graft(std::uint64_t context_id, const std::string& graft_path, const TimerTree& tree) {
     const ContextSlot& slot = contexts_[context_id % kContextWindow];
@@ -209,6 +242,7 @@ void Aggregator::fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live)
     snapshot.tree.root.is_parallel = false;
     snapshot.tree.gauges = extras_.gauges;
     snapshot.tree.metadata = extras_.metadata;
+    stats_.fill(snapshot, live, clock_);
 }
 
 }  // namespace ringprof::detail

@@ -15,6 +15,7 @@
 #include "clock_calibration.hpp"
 #include "ringprof/backend.hpp"
 #include "ringprof/timer_tree.hpp"
+#include "stats/stats_state.hpp"
 #include "thread_track.hpp"
 
 namespace ringprof::detail {
@@ -77,6 +78,7 @@ private:
     AggNode retired_;                    // exited threads, folded in as they exit
     TimerTree extras_;                   // gauges and metadata
     AggNode grafted_;                    // worker trees, merged in where they were grafted
+    StatsState stats_;                   // flat statistics and interned signatures
 
     // Captured contexts, by id, in a bounded window: a context older than the window adopts
     // at the root instead of growing memory without limit in long-running thread pools.

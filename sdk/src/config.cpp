@@ -27,6 +27,13 @@ Config Config::from_environment() {
     }
     if (auto v = env_unsigned("RINGPROF_FLUSH_INTERVAL_MS")) c.flush_interval_ms = static_cast<std::uint32_t>(*v);
     if (auto v = env_bool("RINGPROF_SUBTRACT_OVERHEAD")) c.subtract_overhead = *v;
+    if (auto v = env_unsigned("RINGPROF_TIMELINE_MIN_NS")) c.timeline_min_ns = *v;
+    if (auto v = env_unsigned("RINGPROF_TIMELINE_MAX_DEPTH")) c.timeline_max_depth = static_cast<std::uint32_t>(*v);
+    if (auto v = env_unsigned("RINGPROF_TIMELINE_QUEUE_SPANS")) c.timeline_queue_spans = static_cast<std::size_t>(*v);
+    if (auto v = env_unsigned("RINGPROF_PYTHONTIMELINE_MAX_BYTES")) c.pythontimeline_max_bytes = *v;
+    if (auto v = env_unsigned("RINGPROF_PYTHONTIMELINE_MAX_SECONDS")) {
+        c.pythontimeline_max_seconds = static_cast<std::uint32_t>(*v);
+    }
     return c;
 }
 

@@ -79,7 +79,9 @@ std::uint64_t Drainer::pass() {
         const bool retired = track.ring->retired();
         const std::uint64_t tail = ring.tail();
         const std::uint64_t head = ring.readable_head();
+        const std::size_t spans_before = spans_.size();
         const std::uint64_t stop = aggregator_.decode(track, tail, head, spans);
+        if (spans_.size() != spans_before) span_threads_.push_back(SpanThread{track.tid, track.ring->thread_name()});
         ring.release(stop);
         track.blocked_passes = stop < head ? track.blocked_passes + 1 : 0;
         events += stop - tail;
@@ -96,8 +98,10 @@ std::uint64_t Drainer::pass() {
         }
         ++k;
     }
-    if (span_sink_ && !spans_.empty()) span_sink_(spans_);
+    // Called even after an empty pass: the sink's step horizon advances with every pass.
+    if (span_sink_) span_sink_(spans_);
     spans_.clear();
+    span_threads_.clear();
     return events;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -15,6 +16,13 @@
 #include "thread_track.hpp"
 
 namespace ringprof::detail {
+
+// A thread that produced spans in the last pass, named as it is now (the timeline needs names
+// before the thread's spans, and a short-lived thread's track is gone by the end of the pass).
+struct SpanThread {
+    std::uint32_t tid;
+    std::string name;
+};
 
 class Drainer {
 public:
@@ -26,6 +34,8 @@ public:
 
     // `sink` receives completed scopes after each pass when set (it may swap the vector out).
     void set_span_sink(SpanSink sink) { span_sink_ = std::move(sink); }
+    // For the span sink: the threads whose spans it is receiving.
+    const std::vector<SpanThread>& span_threads() const { return span_threads_; }
     // Runs on the drainer thread every `interval_ms` (0: never).
     void set_periodic(std::uint32_t interval_ms, PeriodicTask task);
 
@@ -55,6 +65,7 @@ private:
     Aggregator aggregator_;
     std::vector<ThreadTrack*> tracks_;
     std::vector<RawSpan> spans_;
+    std::vector<SpanThread> span_threads_;
     SpanSink span_sink_;
     std::uint64_t retired_dropped_ = 0;
     std::uint32_t retired_threads_ = 0;

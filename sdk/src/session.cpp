@@ -138,6 +138,8 @@ SessionImpl::SessionImpl(Config c)
     run.host = host_name();
     run.start_epoch_ns = clock.start_epoch_ns();
     backends = backends::make_builtin_backends(config);
+    timeline = std::make_unique<detail::TimelineWriter>(
+        clock, detail::TimelineOptions{config.timeline_min_ns, config.timeline_max_depth, config.timeline_queue_spans});
 }
 
 SessionImpl::~SessionImpl() {
@@ -159,6 +161,8 @@ void SessionImpl::start() {
             report(*b, "start", e);
         }
     }
+    for (auto& b : backends) timeline->add_backend(b.get());
+    if (timeline->has_backends()) attach_spans(nullptr);
     if (config.flush_interval_ms != 0) {
         drainer.set_periodic(config.flush_interval_ms, [this](detail::Drainer&) { write_snapshot(false); });
     }
@@ -170,6 +174,7 @@ void SessionImpl::stop() {
     stopped = true;
     drainer.run([this](detail::Drainer&) { write_snapshot(true); });
     drainer.stop();
+    timeline->stop();  // spans the last passes drained reach the backends before they close
     for (auto& b : backends) {
         try {
             b->on_close();
@@ -207,7 +212,13 @@ Snapshot SessionImpl::make_snapshot(bool final) {
 }
 
 void SessionImpl::write_snapshot(bool final) {
-    const Snapshot s = make_snapshot(final);
+    // Every span drained so far reaches the timeline backends first, and the writer stays
+    // parked while the same backends take the snapshot.
+    const auto timeline_hold = timeline->hold();
+    Snapshot s = make_snapshot(final);
+    if (timeline->has_backends()) {
+        s.tree.set_metadata("timeline_dropped_spans", std::to_string(timeline->dropped_spans()));
+    }
     for (auto& b : backends) {
         try {
             b->on_snapshot(s);
@@ -215,6 +226,14 @@ void SessionImpl::write_snapshot(bool final) {
             report(*b, "write", e);
         }
     }
+}
+
+void SessionImpl::attach_spans(Backend* backend) {
+    if (backend != nullptr) timeline->add_backend(backend);
+    if (!timeline->has_backends() || timeline->running()) return;
+    timeline->start();
+    drainer.set_span_sink(
+        [this](std::vector<detail::RawSpan>& spans) { timeline->on_pass(spans, drainer.span_threads()); });
 }
 
 void SessionImpl::report(const Backend& backend, const char* stage, const std::exception& e) {
@@ -274,6 +293,7 @@ void Session::add_backend(std::unique_ptr<Backend> backend) {
             std::fprintf(stderr, "ringprof: backend %s (start): %s\n", b->name(), e.what());
         }
         impl_->backends.push_back(std::move(backend));
+        impl_->attach_spans(b);
     });
 }
 

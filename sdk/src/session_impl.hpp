@@ -11,6 +11,7 @@
 #include "clock_calibration.hpp"
 #include "drainer.hpp"
 #include "ringprof/session.hpp"
+#include "timeline_writer.hpp"
 
 namespace ringprof {
 
@@ -25,12 +26,18 @@ public:
     // Drainer thread only.
     Snapshot make_snapshot(bool final);
     void write_snapshot(bool final);
+    // Routes spans to `backend` if it wants them (drainer thread, or before the drainer starts;
+    // null: only start the timeline writer if a backend wants spans).
+    void attach_spans(Backend* backend);
 
     Config config;
     RunInfo run;
     detail::ClockCalibration clock;
     detail::Drainer drainer;
     std::vector<std::unique_ptr<Backend>> backends;  // touched on the drainer thread only
+    // Spans to the backends that want them, on the writer thread; declared after `backends` so
+    // it stops before they are destroyed.
+    std::unique_ptr<detail::TimelineWriter> timeline;
     pid_t owner_pid;
     std::uint64_t reset_ticks;
     std::uint64_t marker_cost_ticks = 0;  // one Begin+End pair, measured at start  // the root's total counts from here (start, or the last take)

@@ -15,6 +15,14 @@ struct OpenScope {
     std::uint64_t begin_ticks;
 };
 
+// A step (PROF_STEP) open on this thread; steps may nest (GLOBAL around TRAIN).
+struct OpenStep {
+    std::int64_t step;
+    std::uint32_t mode;
+    std::uint32_t depth;
+    std::uint64_t begin_ticks;
+};
+
 struct ThreadTrack {
     // `dropped_before`: drops the ring counted before this session (a ring parked by an earlier
     // session); a newly announced ring starts from zero.
@@ -31,6 +39,7 @@ struct ThreadTrack {
     std::vector<OpenScope> stack;  // stack[0] is the root and is never popped
     std::int64_t step = -1;        // the step this thread is inside, -1 if none
     std::uint32_t step_mode = 0;
+    std::vector<OpenStep> steps;   // innermost last
     std::uint32_t blocked_passes = 0;  // passes this ring has waited for a context's capture
 
     std::uint64_t dropped() const { return ring->ring().dropped() - dropped_before; }

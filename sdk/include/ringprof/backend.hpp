@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ringprof/site.hpp"
+#include "ringprof/stats.hpp"
 #include "ringprof/timer_tree.hpp"
 
 namespace ringprof {
@@ -60,6 +61,7 @@ struct SpanBatch {
 struct Snapshot {
     TimerTree tree;                     // the process tree (threads and merged workers)
     std::vector<ThreadInfo> threads;
+    std::vector<FunctionStats> stats;   // flat cProfile-style statistics (ringprof/stats.hpp)
     std::uint64_t dropped = 0;          // scopes dropped in all threads
     std::uint64_t end_epoch_ns = 0;     // wall-clock time the snapshot was taken
     bool final = false;                 // the last snapshot of the session

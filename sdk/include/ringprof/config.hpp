@@ -47,6 +47,20 @@ struct Config {
 
     // The run id actually used: `run_id`, or "<program>_<pid>" when empty.
     std::string effective_run_id() const;
+
+    // ---- timelines (pythontimeline, trace): the aggregates always see every scope ----
+    // Scopes shorter than this stay out of the timelines. Env: RINGPROF_TIMELINE_MIN_NS.
+    std::uint64_t timeline_min_ns = 0;
+    // Only the outermost this many levels of scopes go to the timelines (0: every level), so a
+    // hot loop of tiny nested scopes can run with the timeline on. Env: RINGPROF_TIMELINE_MAX_DEPTH.
+    std::uint32_t timeline_max_depth = 0;
+    // Spans in flight to the timeline writer; beyond it they are dropped and counted
+    // ("timeline_dropped_spans"). About 48 bytes each. Env: RINGPROF_TIMELINE_QUEUE_SPANS.
+    std::size_t timeline_queue_spans = std::size_t{1} << 20;
+    // pythontimeline files rotate when larger than this or older than that (smdebug's defaults).
+    // Env: RINGPROF_PYTHONTIMELINE_MAX_BYTES, RINGPROF_PYTHONTIMELINE_MAX_SECONDS.
+    std::uint64_t pythontimeline_max_bytes = std::uint64_t{10} << 20;
+    std::uint32_t pythontimeline_max_seconds = 60;
 };
 
 }  // namespace ringprof

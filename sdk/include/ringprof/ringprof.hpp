@@ -31,6 +31,9 @@
 #include "ringprof/context.hpp"
 #include "ringprof/gauge.hpp"
 #include "ringprof/worker_tree.hpp"
+#include "ringprof/profile.hpp"
+#include "ringprof/signature.hpp"
+#include "ringprof/steps.hpp"
 
 namespace ringprof {
 

@@ -1,0 +1,208 @@
+#include "chrome_trace_backend.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <utility>
+
+#include "clock_calibration.hpp"
+#include "ringprof/output_files.hpp"
+#include "ringprof/steps.hpp"
+
+namespace ringprof::backends {
+
+namespace {
+constexpr std::size_t kChunk = std::size_t{1} << 16;
+}  // namespace
+
+ChromeTraceBackend::~ChromeTraceBackend() {
+    if (z_open_) deflateEnd(&z_);
+    if (file_ != nullptr) std::fclose(file_);
+}
+
+void ChromeTraceBackend::on_start(const RunInfo& run) {
+    run_ = run;
+    path_ = run.output_dir + "/" + run.run_id + "_trace.json.gz";
+    open_stream();
+}
+
+void ChromeTraceBackend::open_stream() {
+    file_ = std::fopen(path_.c_str(), "wb");
+    if (file_ == nullptr) {
+        failed_ = true;
+        throw OutputError("cannot create '" + path_ + "': " + std::strerror(errno) + " (no trace is written)");
+    }
+    // Level 1: the writer must keep up with millions of spans per second; the text is
+    // repetitive enough that the fastest level still compresses it about tenfold.
+    if (deflateInit2(&z_, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        failed_ = true;
+        throw OutputError("cannot start compressing '" + path_ + "'");
+    }
+    z_open_ = true;
+    out_.resize(kChunk);
+    buf_ += "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+    buf_ += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":";
+    append_int(buf_, run_.pid);
+    buf_ += ",\"args\":{\"name\":";
+    detail::append_json_string(buf_, run_.run_id);
+    buf_ += "}},\n{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":";
+    append_int(buf_, run_.pid);
+    buf_ += ",\"args\":{\"labels\":";
+    detail::append_json_string(buf_, "host " + run_.host + ", start_time_since_epoch_in_micros " +
+                                         std::to_string(run_.start_epoch_ns / 1000));
+    buf_ += "}},\n";
+    compress(Z_NO_FLUSH);
+}
+
+void ChromeTraceBackend::compress(int flush) {
+    if (file_ == nullptr) {
+        buf_.clear();
+        return;
+    }
+    z_.next_in = reinterpret_cast<Bytef*>(buf_.data());
+    z_.avail_in = static_cast<uInt>(buf_.size());
+    for (;;) {
+        z_.next_out = reinterpret_cast<Bytef*>(out_.data());
+        z_.avail_out = static_cast<uInt>(out_.size());
+        const int rc = deflate(&z_, flush);
+        const std::size_t produced = out_.size() - z_.avail_out;
+        if (produced != 0 && std::fwrite(out_.data(), 1, produced, file_) != produced) {
+            const int err = errno;
+            std::fclose(std::exchange(file_, nullptr));
+            failed_ = true;
+            buf_.clear();
+            throw OutputError("cannot write '" + path_ + "': " + std::strerror(err != 0 ? err : EIO) +
+                              " (the trace stops here; the other outputs are kept)");
+        }
+        if (rc == Z_STREAM_END) break;
+        if (z_.avail_in == 0 && z_.avail_out != 0) break;
+    }
+    buf_.clear();
+}
+
+void ChromeTraceBackend::sync() {
+    if (file_ == nullptr) return;
+    compress(Z_SYNC_FLUSH);
+    if (std::fflush(file_) != 0) throw OutputError("cannot write '" + path_ + "': " + std::strerror(errno));
+    last_sync_ns_ = detail::ClockCalibration::epoch_ns();
+}
+
+void ChromeTraceBackend::append_ts(std::uint64_t epoch_ns) {
+    append_us(buf_, static_cast<std::int64_t>(epoch_ns - run_.start_epoch_ns));
+}
+
+void ChromeTraceBackend::on_thread_name(std::uint32_t tid, const std::string& name) {
+    if (file_ == nullptr) return;
+    buf_ += "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":";
+    append_int(buf_, run_.pid);
+    buf_ += ",\"tid\":";
+    append_int(buf_, tid);
+    buf_ += ",\"args\":{\"name\":";
+    detail::append_json_string(buf_, name);
+    buf_ += "}},\n";
+}
+
+void ChromeTraceBackend::on_spans(const SpanBatch& batch) {
+    if (file_ == nullptr) return;
+    for (const Span& s : batch.spans) {
+        const int mode = step_mode_of(s.site);
+        buf_ += mode >= 0 ? "{\"ph\":\"X\",\"cat\":\"step\",\"pid\":" : "{\"ph\":\"X\",\"pid\":";
+        append_int(buf_, run_.pid);
+        buf_ += ",\"tid\":";
+        append_int(buf_, s.tid);
+        buf_ += ",\"ts\":";
+        append_ts(s.begin_ns);
+        buf_ += ",\"dur\":";
+        append_us(buf_, static_cast<std::int64_t>(s.end_ns - s.begin_ns));
+        buf_ += ",\"name\":";
+        buf_ += names_.quoted(s.name);
+        if (mode >= 0) {
+            // The step also as an instant across the process: a line through every thread.
+            buf_ += ",\"args\":{\"step_num\":\"";
+            append_int(buf_, s.step);
+            buf_ += "\"}},\n{\"ph\":\"i\",\"s\":\"p\",\"pid\":";
+            append_int(buf_, run_.pid);
+            buf_ += ",\"tid\":";
+            append_int(buf_, s.tid);
+            buf_ += ",\"ts\":";
+            append_ts(s.begin_ns);
+            buf_ += ",\"name\":";
+            buf_ += names_.quoted(s.name);
+            buf_ += ",\"args\":{\"step_num\":\"";
+            append_int(buf_, s.step);
+            buf_ += "\"}},\n";
+        } else if (s.step >= 0) {
+            buf_ += ",\"args\":{\"step\":";
+            append_int(buf_, s.step);
+            buf_ += "}},\n";
+        } else {
+            buf_ += "},\n";
+        }
+        if (buf_.size() >= kChunk) compress(Z_NO_FLUSH);
+    }
+    compress(Z_NO_FLUSH);
+    if (sync_ns_ != 0 && detail::ClockCalibration::epoch_ns() - last_sync_ns_ >= sync_ns_) sync();
+}
+
+void ChromeTraceBackend::on_counter(const char* name, std::uint64_t epoch_ns, std::uint32_t tid, double value) {
+    static_cast<void>(tid);  // counters belong to the process in this format
+    if (file_ == nullptr || !std::isfinite(value)) return;
+    char num[32];
+    const int n = std::snprintf(num, sizeof num, "%.17g", value);
+    buf_ += "{\"ph\":\"C\",\"pid\":";
+    append_int(buf_, run_.pid);
+    buf_ += ",\"ts\":";
+    append_ts(epoch_ns);
+    buf_ += ",\"name\":";
+    buf_ += names_.quoted(name);
+    buf_ += ",\"args\":{\"value\":";
+    buf_.append(num, static_cast<std::size_t>(n));
+    buf_ += "}},\n";
+}
+
+void ChromeTraceBackend::append_status_counter(std::uint64_t epoch_ns) {
+    buf_ += "{\"ph\":\"C\",\"pid\":";
+    append_int(buf_, run_.pid);
+    buf_ += ",\"ts\":";
+    append_ts(epoch_ns);
+    buf_ += ",\"name\":\"ringprof dropped\",\"args\":{\"timeline_spans\":";
+    append_int(buf_, static_cast<std::int64_t>(status_.dropped_spans));
+    buf_ += ",\"ring_scopes\":";
+    append_int(buf_, static_cast<std::int64_t>(dropped_scopes_));
+    buf_ += "}},\n";
+}
+
+void ChromeTraceBackend::on_timeline_flush(const TimelineStatus& status) {
+    if (file_ == nullptr) return;
+    status_ = status;
+    append_status_counter(status.now_epoch_ns);
+    sync();
+}
+
+void ChromeTraceBackend::on_idle(std::uint64_t now_epoch_ns) {
+    if (file_ != nullptr && sync_ns_ != 0 && z_.total_in != 0 && now_epoch_ns - last_sync_ns_ >= sync_ns_) sync();
+}
+
+void ChromeTraceBackend::on_snapshot(const Snapshot& snapshot) { dropped_scopes_ = snapshot.dropped; }
+
+void ChromeTraceBackend::on_close() {
+    if (file_ == nullptr) return;
+    std::string counts = "\"timeline_dropped_spans\":" + std::to_string(status_.dropped_spans) +
+                         ",\"timeline_filtered_spans\":" + std::to_string(status_.filtered_spans) +
+                         ",\"dropped_scopes\":" + std::to_string(dropped_scopes_);
+    buf_ += "{\"ph\":\"M\",\"name\":\"ringprof_status\",\"pid\":";
+    append_int(buf_, run_.pid);
+    buf_ += ",\"args\":{" + counts + "}}\n],\"otherData\":{\"run_id\":";
+    detail::append_json_string(buf_, run_.run_id);
+    buf_ += ",\"host\":";
+    detail::append_json_string(buf_, run_.host);
+    buf_ += ",\"start_time_since_epoch_in_micros\":" + std::to_string(run_.start_epoch_ns / 1000) + "," + counts +
+            "}}\n";
+    compress(Z_FINISH);
+    deflateEnd(&z_);
+    z_open_ = false;
+    std::FILE* f = std::exchange(file_, nullptr);
+    if (std::fclose(f) != 0) throw OutputError("cannot write '" + path_ + "': " + std::strerror(errno));
+}
+
+}  // namespace ringprof::backends

@@ -1,0 +1,218 @@
+#include "pythontimeline_backend.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "clock_calibration.hpp"
+#include "ringprof/output_files.hpp"
+#include "ringprof/steps.hpp"
+
+namespace ringprof::backends {
+
+namespace {
+constexpr const char* kScopePhase = "ringprof";
+constexpr std::size_t kWriteChunk = std::size_t{1} << 18;
+
+std::int64_t floor_us(std::uint64_t ns) { return static_cast<std::int64_t>(ns / 1000); }
+
+std::string hour_folder(std::int64_t epoch_us) {
+    const std::time_t secs = static_cast<std::time_t>(epoch_us / 1000000);
+    std::tm tm{};
+    ::gmtime_r(&secs, &tm);
+    char buf[16];
+    std::strftime(buf, sizeof buf, "%Y%m%d%H", &tm);
+    return buf;
+}
+
+bool exists(const std::string& path) {
+    struct stat st{};
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string io_error(const char* what, const std::string& path, int err) {
+    return std::string(what) + " '" + path + "': " + std::strerror(err != 0 ? err : EIO);
+}
+}  // namespace
+
+PythonTimelineBackend::~PythonTimelineBackend() {
+    try {
+        close_file();
+    } catch (...) {
+        // The session already reported problems with this file; a destructor must not throw.
+    }
+}
+
+std::string PythonTimelineBackend::node_id(std::int64_t pid, const std::string& host) {
+    std::string id = std::to_string(pid) + "-" + host;
+    for (char& c : id) {
+        if (c == '_') c = '-';
+    }
+    return id;
+}
+
+void PythonTimelineBackend::on_start(const RunInfo& run) {
+    root_ = run.output_dir;
+    node_ = node_id(run.pid, run.host);
+    temp_path_ = root_ + "/framework/" + node_ + "_pythontimeline.json.tmp";
+    os_pid_ = run.pid;
+    base_us_ = floor_us(run.start_epoch_ns);
+}
+
+void PythonTimelineBackend::on_thread_name(std::uint32_t tid, const std::string& name) {
+    thread_names_[tid] = name;
+}
+
+int PythonTimelineBackend::phase_pid(const std::string& phase) {
+    auto it = phases_.find(phase);
+    if (it != phases_.end()) return it->second;
+    const int pid = static_cast<int>(phases_.size()) + 1;  // 0 is the time base
+    phases_.emplace(phase, pid);
+    return pid;
+}
+
+void PythonTimelineBackend::declare(int pid, std::uint32_t tid) {
+    if (declared_phases_.insert(pid).second) {
+        std::string phase;
+        for (const auto& [name, id] : phases_) {
+            if (id == pid) phase = name;
+        }
+        buf_ += ",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": ";
+        append_int(buf_, pid);
+        buf_ += ", \"args\": {\"name\": ";
+        detail::append_json_string(buf_, phase);
+        buf_ += "}},\n{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": ";
+        append_int(buf_, pid);
+        buf_ += ", \"args\": {\"sort_index\": ";
+        append_int(buf_, pid);
+        buf_ += "}}";
+    }
+    if (declared_threads_.insert({pid, tid}).second) {
+        auto it = thread_names_.find(tid);
+        const std::string name = it != thread_names_.end() ? it->second : "thread " + std::to_string(tid);
+        buf_ += ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": ";
+        append_int(buf_, pid);
+        buf_ += ", \"tid\": ";
+        append_int(buf_, tid);
+        buf_ += ", \"args\": {\"name\": ";
+        detail::append_json_string(buf_, name);
+        buf_ += "}}";
+    }
+}
+
+void PythonTimelineBackend::open_file(std::uint64_t now_ns) {
+    ensure_output_dir(root_ + "/framework");
+    file_ = std::fopen(temp_path_.c_str(), "wb");
+    if (file_ == nullptr) throw OutputError(io_error("cannot create", temp_path_, errno));
+    opened_ns_ = now_ns;
+    file_bytes_ = 0;
+    end_us_ = 0;
+    declared_phases_.clear();
+    declared_threads_.clear();
+    // The time base comes first in every file: smdebug reads each file's events against it.
+    buf_ += "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"start_time_since_epoch_in_micros\": ";
+    append_int(buf_, base_us_);
+    buf_ += "}},\n{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"sort_index\": 0}}";
+}
+
+void PythonTimelineBackend::write_out() {
+    if (buf_.empty() || file_ == nullptr) return;
+    const std::size_t want = buf_.size();
+    const std::size_t n = std::fwrite(buf_.data(), 1, want, file_);
+    const int err = errno;
+    file_bytes_ += n;
+    buf_.clear();
+    if (n != want) throw OutputError(io_error("cannot write", temp_path_, err));
+}
+
+void PythonTimelineBackend::close_file() {
+    if (file_ == nullptr) return;
+    // Counts a reader of this format has no other place for; smdebug's reader ignores M events
+    // it does not know.
+    buf_ += ",\n{\"name\": \"ringprof_drops\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"dropped_spans\": ";
+    append_int(buf_, static_cast<std::int64_t>(status_.dropped_spans));
+    buf_ += ", \"filtered_spans\": ";
+    append_int(buf_, static_cast<std::int64_t>(status_.filtered_spans));
+    buf_ += ", \"dropped_scopes\": ";
+    append_int(buf_, static_cast<std::int64_t>(dropped_scopes_));
+    buf_ += "}}\n]\n";
+    std::FILE* f = std::exchange(file_, nullptr);
+    const std::size_t want = buf_.size();
+    const std::size_t n = std::fwrite(buf_.data(), 1, want, f);
+    const int write_err = errno;
+    buf_.clear();
+    if (std::fclose(f) != 0 || n != want) {
+        throw OutputError(io_error("cannot write", temp_path_, n != want ? write_err : errno) +
+                          " (the incomplete file is left there)");
+    }
+    const std::string folder = root_ + "/framework/pevents/" + hour_folder(end_us_);
+    ensure_output_dir(folder);
+    std::int64_t end_us = end_us_;
+    std::string target;
+    do {  // a name is never reused; a later END_US still covers every event in the file
+        target = folder + "/" + std::to_string(end_us++) + "_" + node_ + "_pythontimeline.json";
+    } while (exists(target));
+    if (std::rename(temp_path_.c_str(), target.c_str()) != 0) {
+        throw OutputError(io_error("cannot rename", temp_path_, errno) + " to '" + target + "'");
+    }
+}
+
+void PythonTimelineBackend::on_spans(const SpanBatch& batch) {
+    const std::uint64_t now = detail::ClockCalibration::epoch_ns();
+    for (const Span& s : batch.spans) {
+        if (file_ != nullptr &&
+            (file_bytes_ + buf_.size() >= max_bytes_ || (max_age_ns_ != 0 && now - opened_ns_ >= max_age_ns_))) {
+            close_file();
+        }
+        if (file_ == nullptr) open_file(now);
+        const int mode = step_mode_of(s.site);
+        const int pid = phase_pid(mode >= 0 ? std::string(s.name) : std::string(kScopePhase));
+        declare(pid, s.tid);
+        const std::int64_t b = floor_us(s.begin_ns);
+        const std::int64_t e = floor_us(s.end_ns);
+        if (e > end_us_) end_us_ = e;
+        buf_ += ",\n{\"name\": ";
+        buf_ += names_.quoted(s.name);
+        buf_ += ", \"pid\": ";
+        append_int(buf_, pid);
+        buf_ += ", \"tid\": ";
+        append_int(buf_, s.tid);
+        buf_ += ", \"ph\": \"X\", \"ts\": ";
+        append_int(buf_, b - base_us_);
+        buf_ += ", \"dur\": ";
+        append_int(buf_, e - b);
+        if (mode >= 0) {
+            buf_ += ", \"args\": {\"pid\": ";
+            append_int(buf_, os_pid_);
+            buf_ += ", \"step_num\": \"";
+            append_int(buf_, s.step);
+            buf_ += "\"}}";
+        } else if (s.step >= 0) {
+            buf_ += ", \"args\": {\"step_num\": \"";
+            append_int(buf_, s.step);
+            buf_ += "\"}}";
+        } else {
+            buf_ += '}';
+        }
+        if (buf_.size() >= kWriteChunk) write_out();
+    }
+    write_out();
+}
+
+void PythonTimelineBackend::on_timeline_flush(const TimelineStatus& status) {
+    status_ = status;
+    write_out();
+    if (file_ != nullptr && std::fflush(file_) != 0) throw OutputError(io_error("cannot write", temp_path_, errno));
+}
+
+void PythonTimelineBackend::on_idle(std::uint64_t now_epoch_ns) {
+    if (file_ != nullptr && max_age_ns_ != 0 && now_epoch_ns - opened_ns_ >= max_age_ns_) close_file();
+}
+
+void PythonTimelineBackend::on_snapshot(const Snapshot& snapshot) { dropped_scopes_ = snapshot.dropped; }
+
+void PythonTimelineBackend::on_close() { close_file(); }
+
+}  // namespace ringprof::backends

@@ -1,0 +1,190 @@
+// Timeline throughput and cost:
+//  - spans/s through each timeline backend on one core (the writer thread's work), target for
+//    the gzip trace >= 2 million spans/s;
+//  - spans/s through the drainer-side sink and the queue to a backend that does nothing;
+//  - a demo-like run (a stepping thread plus workers in a hot loop) with recording off, with the
+//    timers only, and with every built-in backend: compare the times as ratios.
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include "chrome_trace_backend.hpp"
+#include "clock_calibration.hpp"
+#include "pythontimeline_backend.hpp"
+#include "ringprof/ringprof.hpp"
+#include "timeline_writer.hpp"
+
+namespace {
+
+constexpr ringprof::Site kSites[3] = {{"env_step", "", "", 0}, {"physics", "", "", 0}, {"reward", "", "", 0}};
+
+std::string bench_dir(const char* name) {
+    const auto p = std::filesystem::temp_directory_path() / "ringprof_bench_timeline" / name;
+    std::filesystem::remove_all(p);
+    std::filesystem::create_directories(p);
+    return p.string();
+}
+
+ringprof::RunInfo run_info(const std::string& dir) {
+    ringprof::RunInfo r;
+    r.output_dir = dir;
+    r.run_id = "bench";
+    r.pid = 1234;
+    r.host = "benchhost";
+    r.start_epoch_ns = ringprof::detail::ClockCalibration::epoch_ns();
+    return r;
+}
+
+// Realistic shapes: nested spans of a few hundred ns on four threads, some in a step.
+ringprof::SpanBatch make_batch(std::uint64_t start_ns) {
+    ringprof::SpanBatch b;
+    b.spans.reserve(8192);
+    std::uint64_t t = start_ns;
+    for (int i = 0; i < 8192; ++i) {
+        ringprof::Span s;
+        s.site = &kSites[i % 3];
+        s.name = s.site->name;
+        s.begin_ns = t + static_cast<std::uint64_t>(i % 3) * 37;
+        s.end_ns = s.begin_ns + 250 + static_cast<std::uint64_t>(i % 7) * 13;
+        s.tid = 1000 + static_cast<std::uint32_t>(i % 4);
+        s.depth = static_cast<std::uint32_t>(i % 3);
+        s.step = (i / 2048) % 2 == 0 ? i / 512 : -1;
+        b.spans.push_back(s);
+        t += 300;
+    }
+    return b;
+}
+
+template <typename B>
+void run_backend(benchmark::State& state, B& backend, const std::string& dir) {
+    const ringprof::RunInfo run = run_info(dir);
+    backend.on_start(run);
+    for (std::uint32_t t = 1000; t < 1004; ++t) backend.on_thread_name(t, "worker_" + std::to_string(t));
+    ringprof::SpanBatch batch = make_batch(run.start_epoch_ns);
+    std::uint64_t shift = 0;
+    for (auto _ : state) {
+        for (auto& s : batch.spans) {
+            s.begin_ns += shift;
+            s.end_ns += shift;
+        }
+        shift = 8192 * 300;
+        backend.on_spans(batch);
+    }
+    backend.on_close();
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(batch.spans.size()));
+}
+
+void BM_TraceGzipBackend(benchmark::State& state) {
+    const std::string dir = bench_dir("trace");
+    ringprof::backends::ChromeTraceBackend backend(1000);
+    run_backend(state, backend, dir);
+    state.counters["bytes_per_span"] = static_cast<double>(std::filesystem::file_size(dir + "/bench_trace.json.gz")) /
+                                       static_cast<double>(state.items_processed());
+}
+BENCHMARK(BM_TraceGzipBackend)->Unit(benchmark::kMillisecond);
+
+void BM_PythonTimelineBackend(benchmark::State& state) {
+    const std::string dir = bench_dir("pythontimeline");
+    ringprof::backends::PythonTimelineBackend backend(std::uint64_t{10} << 20, 60);
+    run_backend(state, backend, dir);
+}
+BENCHMARK(BM_PythonTimelineBackend)->Unit(benchmark::kMillisecond);
+
+class NullBackend : public ringprof::TimelineBackend {
+public:
+    const char* name() const override { return "null"; }
+    void on_spans(const ringprof::SpanBatch& b) override { spans += b.spans.size(); }
+    std::atomic<std::size_t> spans{0};
+};
+
+// The drainer's side of the pipeline (filters, step labels, conversion, queue) plus the writer's
+// hand-off, to a backend that does nothing.
+void BM_WriterPipeline(benchmark::State& state) {
+    ringprof::detail::ClockCalibration clock;
+    ringprof::detail::TimelineWriter writer(clock, ringprof::detail::TimelineOptions{});
+    NullBackend backend;
+    writer.add_backend(&backend);
+    writer.start();
+    std::vector<ringprof::detail::RawSpan> raw;
+    std::uint64_t t = ringprof::detail::read_ticks();
+    const std::vector<ringprof::detail::SpanThread> threads{{1000, "w"}};
+    std::size_t produced = 0;
+    for (auto _ : state) {
+        for (int i = 0; i < 8192; ++i) {
+            raw.push_back(ringprof::detail::RawSpan{&kSites[i % 3], t, t + 500, 1000, static_cast<std::uint32_t>(i % 3), 7});
+            t += 600;
+        }
+        produced += raw.size();
+        writer.on_pass(raw, threads);
+        raw.clear();
+    }
+    { const auto hold = writer.hold(); }
+    writer.stop();
+    state.SetItemsProcessed(static_cast<std::int64_t>(produced));
+    state.counters["dropped_fraction"] = static_cast<double>(writer.dropped_spans()) / static_cast<double>(produced);
+}
+BENCHMARK(BM_WriterPipeline)->Unit(benchmark::kMillisecond);
+
+// ---- demo-like end to end ----
+
+double burn(int n, double x) {
+    for (int i = 0; i < n; ++i) x = std::sqrt(x * x + 1.0) * 0.999;
+    return x;
+}
+std::atomic<double> g_sink{0};
+
+void env_step(double& s) {
+    PROF_SCOPE("env_step");
+    {
+        PROF_SCOPE("physics");
+        s = burn(120, s);
+    }
+    PROF_SCOPE("reward");
+    s += burn(30, s) * 1e-3;
+}
+
+void demo_workload() {
+    std::vector<std::thread> workers;
+    for (int w = 0; w < 2; ++w) {
+        workers.emplace_back([w] {
+            double s = w + 1.0;
+            for (int step = 0; step < 10; ++step) {
+                PROF_SCOPE("collect_rollout");
+                for (int i = 0; i < 2000; ++i) env_step(s);
+            }
+            g_sink.store(s);
+        });
+    }
+    for (int step = 0; step < 10; ++step) {
+        PROF_STEP(step);
+        PROF_SCOPE("train_step");
+        g_sink.store(burn(20000, step));
+    }
+    for (auto& t : workers) t.join();
+}
+
+// arg 0: recording off; 1: timers only; 2: timers + both timelines; 3: every built-in backend.
+void BM_DemoEndToEnd(benchmark::State& state) {
+    const std::string dir = bench_dir("demo");
+    for (auto _ : state) {
+        ringprof::Config c;
+        c.output_dir = dir;
+        c.run_id = "demo";
+        c.start_enabled = state.range(0) != 0;
+        if (state.range(0) == 1) c.backends = {"timers"};
+        if (state.range(0) == 2) c.backends = {"timers", "trace", "pythontimeline"};
+        ringprof::Session session(c);
+        demo_workload();
+    }
+    static const char* const kLabels[] = {"off", "timers only", "timers+timelines", "all built-ins"};
+    state.SetLabel(kLabels[state.range(0)]);
+}
+BENCHMARK(BM_DemoEndToEnd)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

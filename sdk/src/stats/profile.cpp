@@ -1,0 +1,152 @@
+#include "ringprof/profile.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+#include "ringprof/detail/signature_scope.hpp"
+#include "ringprof/ringprof.hpp"
+#include "ringprof/session.hpp"
+
+namespace ringprof {
+
+namespace {
+
+using RowId = std::tuple<std::string, std::uint32_t, std::string, std::string>;
+
+RowId id_of(const FunctionStats& f) { return RowId{f.file, f.line, f.name, f.signature}; }
+
+void subtract(CallCounts& c, const CallCounts& base) {
+    c.ncalls -= std::min(c.ncalls, base.ncalls);
+    c.primitive_calls -= std::min(c.primitive_calls, base.primitive_calls);
+    // Seconds of two snapshots: with a recalibrated TSC the difference can dip just below zero.
+    c.tottime = std::max(0.0, c.tottime - base.tottime);
+    c.cumtime = std::max(0.0, c.cumtime - base.cumtime);
+}
+
+// `now` minus `base`, row by row: every figure is a sum over calls, so what was collected after
+// `base` is the difference. Rows and callees left without calls are dropped.
+std::vector<FunctionStats> difference(const std::vector<FunctionStats>& now, const std::vector<FunctionStats>& base) {
+    if (base.empty()) return now;
+    std::map<RowId, const FunctionStats*> before;
+    for (const FunctionStats& f : base) before.emplace(id_of(f), &f);
+    std::vector<FunctionStats> out;
+    std::vector<std::size_t> new_index(now.size(), SIZE_MAX);
+    for (std::size_t i = 0; i < now.size(); ++i) {
+        FunctionStats f = now[i];
+        const auto it = before.find(id_of(f));
+        if (it != before.end()) subtract(f.counts, it->second->counts);
+        if (f.counts.ncalls == 0) continue;
+        new_index[i] = out.size();
+        out.push_back(std::move(f));
+    }
+    for (FunctionStats& f : out) {
+        const auto it = before.find(id_of(f));
+        std::vector<CalleeStats> kept;
+        for (CalleeStats c : f.callees) {
+            if (it != before.end()) {
+                for (const CalleeStats& b : it->second->callees) {
+                    if (id_of(base[b.callee]) == id_of(now[c.callee])) subtract(c.counts, b.counts);
+                }
+            }
+            if (c.counts.ncalls == 0 || new_index[c.callee] == SIZE_MAX) continue;
+            c.callee = new_index[c.callee];
+            kept.push_back(c);
+        }
+        f.callees = std::move(kept);
+    }
+    return out;
+}
+
+ProfilerCode code_of(const FunctionStats& f) { return ProfilerCode{f.file, f.line, f.name, f.signature}; }
+
+}  // namespace
+
+Profile::Profile(ProfileOptions options) : options_(std::move(options)) {
+    session_ = Session::current();
+    if (session_ != nullptr) {
+        if (options_.custom_timer != nullptr && session_->config().custom_clock != options_.custom_timer) {
+            throw std::logic_error(
+                "ringprof::Profile: a session with another clock is already recording; a custom_timer "
+                "can only be used by a Profile that starts the session");
+        }
+        baseline_ = session_->snapshot().stats;  // what the running session collected before us
+        return;
+    }
+    Config config = options_.session ? *options_.session : Config::from_environment();
+    config.start_enabled = false;  // accelerate's Profile records from enable() on
+    if (options_.custom_timer != nullptr) {
+        config.custom_clock = options_.custom_timer;
+        config.custom_clock_seconds_per_tick = options_.time_unit;
+    }
+    owned_ = std::make_unique<Session>(std::move(config));
+    session_ = owned_.get();
+}
+
+Profile::~Profile() {
+    if (owned_) ringprof::disable();
+    detail::g_record_signatures.store(true, std::memory_order_relaxed);  // the process default
+}
+
+void Profile::enable() { enable(options_.subcalls); }
+
+void Profile::enable(bool subcalls) {
+    options_.subcalls = subcalls;
+    detail::g_record_signatures.store(options_.signatures, std::memory_order_relaxed);
+    ringprof::enable();
+}
+
+void Profile::disable() { ringprof::disable(); }
+
+void Profile::clear() { baseline_ = session_->snapshot().stats; }
+
+std::vector<FunctionStats> Profile::stats() { return difference(session_->snapshot().stats, baseline_); }
+
+std::vector<ProfilerEntry> Profile::getstats() {
+    const std::vector<FunctionStats> rows = stats();
+    std::vector<ProfilerEntry> entries;
+    entries.reserve(rows.size());
+    for (const FunctionStats& f : rows) {
+        ProfilerEntry e;
+        e.code = code_of(f);
+        e.callcount = f.counts.ncalls;
+        e.reccallcount = f.counts.ncalls - f.counts.primitive_calls;
+        e.totaltime = f.counts.cumtime;
+        e.inlinetime = f.counts.tottime;
+        if (options_.subcalls) {
+            e.calls.emplace();
+            for (const CalleeStats& c : f.callees) {
+                ProfilerSubEntry s;
+                s.code = code_of(rows[c.callee]);
+                s.callcount = c.counts.ncalls;
+                s.reccallcount = c.counts.ncalls - c.counts.primitive_calls;
+                s.totaltime = c.counts.cumtime;
+                s.inlinetime = c.counts.tottime;
+                e.calls->push_back(std::move(s));
+            }
+        }
+        entries.push_back(std::move(e));
+    }
+    return entries;
+}
+
+void Profile::print_stats(std::ostream& out, StatsSort sort) {
+    StatsTableOptions options;
+    options.sort = sort;
+    print_stats_table(out, stats(), options);
+}
+
+void Profile::print_stats(std::ostream& out, std::string_view sort) {
+    const std::optional<StatsSort> key = parse_stats_sort(sort);
+    if (!key) {
+        throw std::invalid_argument("ringprof::Profile::print_stats: unknown sort key '" + std::string(sort) +
+                                    "' (known: " + stats_sort_keys() + ")");
+    }
+    print_stats(out, *key);
+}
+
+void Profile::print_stats(StatsSort sort) { print_stats(std::cout, sort); }
+
+}  // namespace ringprof

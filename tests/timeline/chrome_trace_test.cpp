@@ -1,0 +1,160 @@
+// trace.json.gz read back: complete gzip + JSON, names, steps as instants, counters, drop counts,
+// sub-microsecond times, nesting, and a stream cut short after a flush still yields its events.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "ringprof/ringprof.hpp"
+#include "timeline_test_support.hpp"
+
+namespace ringprof {
+namespace {
+
+using namespace ringprof::testing;
+
+void tiny() { PROF_SCOPE("tiny"); }
+void outer() {
+    PROF_SCOPE("outer \"quoted\"");
+    tiny();
+    tiny();
+}
+
+TEST(ChromeTrace, WholeFileParsesWithNamesStepsCountersAndDrops) {
+    TempDir dir;
+    constexpr int kSteps = 3;
+    constexpr int kCalls = 40;
+    static constexpr Site gauge_site{"loss", "", "", 0};
+    {
+        Session session(timeline_config(dir.str(), {"trace"}));
+        set_thread_name("main_loop");
+        std::thread worker([] {
+            set_thread_name("helper");
+            for (int i = 0; i < kCalls; ++i) outer();
+        });
+        for (int s = 0; s < kSteps; ++s) {
+            PROF_STEP(s);
+            outer();
+            detail::Event gauge[2] = {detail::Event{0, detail::make_tag(&gauge_site, detail::EventKind::Gauge)},
+                                      detail::payload(detail::bits_of(0.5 * s))};
+            detail::write_record(gauge, 2);
+        }
+        worker.join();
+    }
+    bool complete = false;
+    const std::string json = gunzip(read_text(dir.path() / "t_trace.json.gz"), &complete);
+    EXPECT_TRUE(complete);
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS);
+    std::string_view unit;
+    EXPECT_EQ(doc["displayTimeUnit"].get(unit), simdjson::SUCCESS);
+    EXPECT_EQ(unit, "ns");
+    std::uint64_t dropped = 99;
+    EXPECT_EQ(doc["otherData"]["timeline_dropped_spans"].get(dropped), simdjson::SUCCESS);
+    EXPECT_EQ(dropped, 0u);
+    simdjson::dom::array arr;
+    ASSERT_EQ(doc["traceEvents"].get(arr), simdjson::SUCCESS);
+    const std::vector<Ev> events = events_of(arr);
+    expect_nested(events);
+
+    std::map<std::string, int> x_counts;
+    std::set<std::int64_t> span_tids, named_tids;
+    std::set<std::string> thread_names;
+    int instants = 0, counters = 0, fractional = 0;
+    std::string process_name;
+    for (const Ev& e : events) {
+        EXPECT_EQ(e.pid, ::getpid());
+        if (e.ph == "X") {
+            ++x_counts[e.name];
+            span_tids.insert(e.tid);
+            if (e.ts != std::floor(e.ts) || e.dur != std::floor(e.dur)) ++fractional;
+        } else if (e.ph == "M" && e.name == "thread_name") {
+            named_tids.insert(e.tid);
+            thread_names.insert(e.arg_name);
+        } else if (e.ph == "M" && e.name == "process_name") {
+            process_name = e.arg_name;
+        } else if (e.ph == "i") {
+            ++instants;
+            EXPECT_EQ(e.name, "Step:ModeKeys.TRAIN");
+            EXPECT_FALSE(e.step_num.empty());
+        } else if (e.ph == "C" && e.name == "loss") {
+            ++counters;
+        }
+    }
+    EXPECT_EQ(process_name, "t");
+    EXPECT_EQ(x_counts["outer \"quoted\""], kSteps + kCalls);
+    EXPECT_EQ(x_counts["tiny"], 2 * (kSteps + kCalls));
+    EXPECT_EQ(x_counts["Step:ModeKeys.TRAIN"], kSteps);
+    EXPECT_EQ(instants, kSteps);
+    EXPECT_EQ(counters, kSteps);
+    EXPECT_GT(fractional, 0) << "ts/dur keep sub-microsecond digits";
+    for (std::int64_t tid : span_tids) EXPECT_TRUE(named_tids.count(tid)) << "tid " << tid << " has no name";
+    EXPECT_TRUE(thread_names.count("main_loop"));
+    EXPECT_TRUE(thread_names.count("helper"));
+    // Scopes inside a step on the stepping thread carry it.
+    for (const Ev& e : events) {
+        if (e.ph == "X" && e.name == "tiny" && e.step >= 0) {
+            EXPECT_LT(e.step, kSteps);
+        }
+    }
+}
+
+// What docs/backends.md tells a user to do with the file of a killed process: keep the complete
+// lines that end with "},".
+std::vector<Ev> recover_lines(const std::string& text) {
+    std::vector<Ev> out;
+    std::istringstream in(text);
+    std::string line;
+    simdjson::dom::parser parser;
+    while (std::getline(in, line)) {
+        if (line.rfind("{\"ph\"", 0) != 0 || line.size() < 2 || line.compare(line.size() - 2, 2, "},") != 0) continue;
+        line.pop_back();
+        simdjson::dom::element e;
+        EXPECT_EQ(parser.parse(line).get(e), simdjson::SUCCESS) << line;
+        out.push_back(to_ev(e.get_object()));
+    }
+    return out;
+}
+
+TEST(ChromeTrace, StreamCutAfterAFlushKeepsEveryEarlierEvent) {
+    TempDir dir;
+    const int before = 200;
+    Session session(timeline_config(dir.str(), {"trace"}));
+    for (int i = 0; i < before; ++i) outer();
+    flush();
+    // The process "dies" here: the file as it is now, with its gzip stream never finished.
+    const std::string cut = read_text(dir.path() / "t_trace.json.gz");
+    for (int i = 0; i < 50; ++i) outer();
+
+    bool complete = true;
+    const std::string text = gunzip(cut, &complete);
+    EXPECT_FALSE(complete);
+    const std::vector<Ev> events = recover_lines(text);
+    int outers = 0;
+    for (const Ev& e : events) outers += e.ph == "X" && e.name == "outer \"quoted\"";
+    EXPECT_EQ(outers, before);
+    expect_nested(events);
+}
+
+TEST(ChromeTrace, AGarbledTailStillYieldsTheFlushedPart) {
+    TempDir dir;
+    Session session(timeline_config(dir.str(), {"trace"}));
+    for (int i = 0; i < 100; ++i) outer();
+    flush();
+    std::string cut = read_text(dir.path() / "t_trace.json.gz");
+    const std::size_t flushed_size = cut.size();
+    // Half a deflate block after the flush point, as a crash mid-write leaves it.
+    cut += std::string("\x12\x34\x56", 3);
+    const std::vector<Ev> events = recover_lines(gunzip(cut));
+    int outers = 0;
+    for (const Ev& e : events) outers += e.ph == "X" && e.name == "outer \"quoted\"";
+    EXPECT_EQ(outers, 100);
+    EXPECT_GT(flushed_size, 20u);
+}
+
+}  // namespace
+}  // namespace ringprof

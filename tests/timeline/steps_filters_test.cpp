@@ -1,0 +1,175 @@
+// Steps label spans of every thread by time; the timeline filters leave the aggregates whole;
+// the environment reaches the timeline settings.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <thread>
+
+#include "ringprof/ringprof.hpp"
+#include "step_intervals.hpp"
+#include "timeline_test_support.hpp"
+
+namespace ringprof {
+namespace {
+
+using namespace ringprof::testing;
+
+TEST(StepIntervals, FindsTheStepRunningAtATime) {
+    detail::StepIntervals steps;
+    EXPECT_EQ(steps.step_at(5), -1);
+    steps.open(100, 0, 1, 0);
+    EXPECT_EQ(steps.step_at(150), 0) << "an open step covers everything after its begin";
+    steps.close(100, 200, 1, 0);
+    steps.open(300, 1, 1, 0);
+    steps.close(300, 400, 1, 0);
+    EXPECT_EQ(steps.step_at(99), -1);
+    EXPECT_EQ(steps.step_at(100), 0);
+    EXPECT_EQ(steps.step_at(199), 0);
+    EXPECT_EQ(steps.step_at(250), -1) << "between steps";
+    EXPECT_EQ(steps.step_at(350), 1);
+    // Decoded late (another ring read first): still found by time.
+    steps.open(220, 7, 2, 1);
+    steps.close(220, 280, 2, 1);
+    EXPECT_EQ(steps.step_at(250), 7);
+    // Overlapping: the step that began last wins.
+    steps.open(500, 10, 1, 3);
+    steps.open(510, 11, 1, 0);
+    EXPECT_EQ(steps.step_at(520), 11);
+    steps.close(510, 530, 1, 0);
+    EXPECT_EQ(steps.step_at(540), 10);
+}
+
+void unit_of_work() {
+    PROF_SCOPE("work");
+    for (volatile int i = 0; i < 200; i = i + 1) {
+    }
+}
+
+TEST(Steps, WorkerSpansCarryTheStepRunningWhenTheyBegan) {
+    Collected c;
+    auto collect = std::make_unique<CollectingBackend>(c);
+    constexpr int kSteps = 20;
+    {
+        TempDir dir;
+        Session session(timeline_config(dir.str(), {"timers"}));
+        session.add_backend(std::move(collect));
+        std::atomic<bool> stop{false};
+        std::vector<std::thread> workers;
+        for (int w = 0; w < 2; ++w) {
+            workers.emplace_back([&] {
+                while (!stop.load()) unit_of_work();
+            });
+        }
+        for (int s = 0; s < kSteps; ++s) {
+            PROF_STEP(s);
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+        stop.store(true);
+        for (auto& t : workers) t.join();
+    }
+    std::vector<const Span*> steps;
+    for (const Span& s : c.spans) {
+        if (step_mode_of(s.site) >= 0) steps.push_back(&s);
+    }
+    ASSERT_EQ(steps.size(), static_cast<std::size_t>(kSteps));
+    long checked = 0, wrong = 0, labeled = 0;
+    for (const Span& s : c.spans) {
+        if (step_mode_of(s.site) >= 0) continue;
+        std::int64_t expected = -1;
+        for (const Span* st : steps) {
+            if (s.begin_ns >= st->begin_ns && s.begin_ns < st->end_ns) expected = st->step;
+        }
+        ++checked;
+        labeled += s.step >= 0;
+        wrong += s.step != expected;
+    }
+    ASSERT_GT(checked, 100);
+    EXPECT_GT(labeled, 0) << "worker spans run inside steps";
+    // Exact by construction; a producer preempted between reading the clock and publishing its
+    // step for longer than a drainer pass could mislabel a few (documented), so allow 1%.
+    EXPECT_LE(wrong, checked / 100) << wrong << " of " << checked << " worker spans carry the wrong step";
+}
+
+void nest(int depth) {
+    PROF_SCOPE("level");
+    if (depth > 1) nest(depth - 1);
+}
+
+TEST(TimelineFilters, DepthAndDurationLimitOnlyTheTimeline) {
+    Collected c;
+    auto collect = std::make_unique<CollectingBackend>(c);
+    TempDir dir;
+    Config config = timeline_config(dir.str(), {"timers"});
+    config.timeline_max_depth = 2;
+    std::uint64_t level_count = 0;
+    {
+        Session session(config);
+        session.add_backend(std::move(collect));
+        for (int i = 0; i < 10; ++i) nest(5);
+        {
+            PROF_SCOPE("slow");
+            std::this_thread::sleep_for(std::chrono::milliseconds(3));
+        }
+        const Snapshot s = session.snapshot();
+        for (const TimerNode* n = s.tree.root.find("level"); n != nullptr; n = n->find("level")) level_count += n->count;
+    }
+    EXPECT_EQ(level_count, 50u) << "the aggregates see every level";
+    long levels = 0;
+    for (const Span& s : c.spans) {
+        EXPECT_LT(s.depth, 2u);
+        levels += std::string(s.name) == "level";
+    }
+    EXPECT_EQ(levels, 20);
+    EXPECT_EQ(c.status.filtered_spans, 30u);
+
+    Collected c2;
+    auto collect2 = std::make_unique<CollectingBackend>(c2);
+    config.timeline_max_depth = 0;
+    config.timeline_min_ns = 1'000'000;  // 1 ms
+    {
+        Session session(config);
+        session.add_backend(std::move(collect2));
+        for (int i = 0; i < 10; ++i) nest(3);
+        PROF_SCOPE("slow");
+        std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    }
+    ASSERT_EQ(c2.spans.size(), 1u);
+    EXPECT_STREQ(c2.spans[0].name, "slow");
+}
+
+TEST(TimelineFilters, SettingsComeFromTheEnvironment) {
+    ::setenv("RINGPROF_TIMELINE_MIN_NS", "2500", 1);
+    ::setenv("RINGPROF_TIMELINE_MAX_DEPTH", "3", 1);
+    ::setenv("RINGPROF_TIMELINE_QUEUE_SPANS", "1000", 1);
+    ::setenv("RINGPROF_PYTHONTIMELINE_MAX_BYTES", "123456", 1);
+    ::setenv("RINGPROF_PYTHONTIMELINE_MAX_SECONDS", "7", 1);
+    ::setenv("RINGPROF_BACKENDS", "timers, trace,pythontimeline", 1);
+    const Config c = Config::from_environment();
+    for (const char* v : {"RINGPROF_TIMELINE_MIN_NS", "RINGPROF_TIMELINE_MAX_DEPTH", "RINGPROF_TIMELINE_QUEUE_SPANS",
+                          "RINGPROF_PYTHONTIMELINE_MAX_BYTES", "RINGPROF_PYTHONTIMELINE_MAX_SECONDS", "RINGPROF_BACKENDS"}) {
+        ::unsetenv(v);
+    }
+    EXPECT_EQ(c.timeline_min_ns, 2500u);
+    EXPECT_EQ(c.timeline_max_depth, 3u);
+    EXPECT_EQ(c.timeline_queue_spans, 1000u);
+    EXPECT_EQ(c.pythontimeline_max_bytes, 123456u);
+    EXPECT_EQ(c.pythontimeline_max_seconds, 7u);
+    EXPECT_EQ(c.backends, (std::vector<std::string>{"timers", "trace", "pythontimeline"}));
+}
+
+TEST(Backends, EveryBuiltInIsWrittenWhenNoneAreNamed) {
+    TempDir dir;
+    {
+        Config c = timeline_config(dir.str(), {});
+        Session session(c);
+        PROF_STEP(0);
+        unit_of_work();
+    }
+    EXPECT_TRUE(std::filesystem::exists(dir.path() / "t_timers.json"));
+    EXPECT_TRUE(std::filesystem::exists(dir.path() / "t_trace.json.gz"));
+    EXPECT_EQ(pevents_files(dir.path()).size(), 1u);
+}
+
+}  // namespace
+}  // namespace ringprof

@@ -1,0 +1,145 @@
+// The writer queue under load: nothing lost when the writer keeps up, bounded and counted drops
+// when it does not, steps never dropped, and snapshots never run beside on_spans.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "clock_calibration.hpp"
+#include "ringprof/ringprof.hpp"
+#include "timeline_records.hpp"
+#include "timeline_test_support.hpp"
+#include "timeline_writer.hpp"
+
+namespace ringprof {
+namespace {
+
+using namespace ringprof::testing;
+
+constexpr Site kSite{"s", "", "", 0};
+
+// Slow on purpose, and checks that no two calls overlap and that the queue stays bounded.
+class SlowBackend : public TimelineBackend {
+public:
+    const char* name() const override { return "slow"; }
+    void on_spans(const SpanBatch& b) override {
+        enter();
+        delivered += b.spans.size();
+        for (const Span& s : b.spans) steps += step_mode_of(s.site) >= 0;
+        largest_batch = std::max(largest_batch, b.spans.size());
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        leave();
+    }
+    void on_snapshot(const Snapshot&) override {
+        enter();
+        ++snapshots;
+        leave();
+    }
+    void on_timeline_flush(const TimelineStatus& s) override {
+        enter();
+        status = s;
+        leave();
+    }
+    void enter() { EXPECT_FALSE(busy_.exchange(true)) << "two calls into one backend at once"; }
+    void leave() { busy_.store(false); }
+
+    std::atomic<std::size_t> delivered{0};
+    std::size_t steps = 0, largest_batch = 0;
+    std::atomic<int> snapshots{0};
+    TimelineStatus status;
+
+private:
+    std::atomic<bool> busy_{false};
+};
+
+TEST(TimelineWriter, DropsAndCountsWhenTheWriterFallsBehind) {
+    detail::ClockCalibration clock;
+    detail::TimelineOptions options;
+    options.queue_spans = 20000;
+    detail::TimelineWriter writer(clock, options);
+    SlowBackend backend;
+    writer.add_backend(&backend);
+    writer.start();
+    const long passes = scaled(400);
+    const std::size_t per_pass = 5000;
+    std::vector<detail::RawSpan> raw;
+    const std::vector<detail::SpanThread> threads{{7, "producer"}};
+    std::uint64_t t = detail::read_ticks();
+    std::size_t produced = 0;
+    for (long p = 0; p < passes; ++p) {
+        raw.push_back(detail::step_record(0, t, 0, 7, 0, p));
+        for (std::size_t i = 0; i < per_pass; ++i) {
+            raw.push_back(detail::RawSpan{&kSite, t + 1, t + 2, 7, 1, p});
+            ++produced;
+        }
+        raw.push_back(detail::step_record(0, t, t + 3, 7, 0, p));
+        t += 4;
+        writer.on_pass(raw, threads);
+        raw.clear();
+    }
+    {
+        const auto hold = writer.hold();
+        EXPECT_EQ(backend.status.dropped_spans, writer.dropped_spans());
+    }
+    writer.stop();
+    EXPECT_GT(writer.dropped_spans(), 0u) << "the backend is slow enough to fall behind";
+    EXPECT_EQ(backend.delivered - backend.steps + writer.dropped_spans(), produced) << "every span delivered or counted";
+    EXPECT_EQ(backend.steps, static_cast<std::size_t>(passes)) << "steps are never dropped";
+}
+
+TEST(TimelineWriter, ManyThreadsThroughARealSessionLoseNothing) {
+    Collected c;
+    auto collect = std::make_unique<CollectingBackend>(c);
+    TempDir dir;
+    Config config = timeline_config(dir.str(), {"trace", "pythontimeline"});
+    config.ring_bytes = std::size_t{16} << 20;
+    config.flush_interval_ms = 2;  // snapshots interleave with span delivery all the time
+    config.pythontimeline_max_bytes = 1 << 20;
+    const long per_thread = scaled(50'000);
+    {
+        Session session(config);
+        session.add_backend(std::move(collect));
+        std::vector<std::thread> threads;
+        for (int w = 0; w < 4; ++w) {
+            threads.emplace_back([&] {
+                for (long i = 0; i < per_thread; ++i) {
+                    PROF_SCOPE("hot");
+                }
+            });
+        }
+        for (int f = 0; f < 5; ++f) flush();
+        for (auto& t : threads) t.join();
+        EXPECT_EQ(session.snapshot().dropped, 0u);
+    }
+    EXPECT_EQ(c.status.dropped_spans, 0u);
+    EXPECT_EQ(c.spans.size(), static_cast<std::size_t>(4 * per_thread));
+    // The gzip trace holds the same count.
+    const std::string json = gunzip(read_text(dir.path() / "t_trace.json.gz"));
+    std::size_t hot = 0;
+    for (std::size_t pos = json.find("\"name\":\"hot\""); pos != std::string::npos; pos = json.find("\"name\":\"hot\"", pos + 1)) ++hot;
+    EXPECT_EQ(hot, static_cast<std::size_t>(4 * per_thread));
+}
+
+TEST(TimelineWriter, SnapshotsNeverRunBesideSpanDelivery) {
+    auto slow = std::make_unique<SlowBackend>();
+    SlowBackend* b = slow.get();
+    TempDir dir;
+    Config config = timeline_config(dir.str(), {"timers"});
+    config.flush_interval_ms = 1;
+    {
+        Session session(config);
+        session.add_backend(std::move(slow));
+        // Until several periodic snapshots have interleaved with span delivery (bounded).
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+        while (std::chrono::steady_clock::now() < until && b->snapshots.load() < 5) {
+            PROF_SCOPE("x");
+        }
+        flush();
+        // Read before the session (which owns the backend) ends.
+        EXPECT_GT(b->snapshots.load(), 3);
+        EXPECT_GT(b->delivered.load(), 0u);
+    }
+}
+
+}  // namespace
+}  // namespace ringprof

@@ -1,0 +1,102 @@
+// ringprof stats FILE [--sort KEY] [--limit N] [--full-paths]
+// Prints the cProfile-style table of a saved profile (<run_id>_stats.json).
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "command.hpp"
+#include "ringprof/stats.hpp"
+
+namespace {
+
+using namespace ringprof::cli;
+
+const char kUsage[] =
+    "usage: ringprof stats FILE [--sort KEY] [--limit N] [--full-paths]\n"
+    "\n"
+    "Prints the statistics table (cProfile / pstats layout) of a saved profile, the\n"
+    "<run_id>_stats.json the \"stats\" backend writes.\n"
+    "\n"
+    "  -s, --sort KEY     calls, cumulative, tottime, name, filename, line or stdname\n"
+    "                     (pstats' aliases ncalls, cumtime, time, file also work); default stdname\n"
+    "  -n, --limit N      print the first N rows only\n"
+    "      --full-paths   print source files with their directories\n";
+
+bool parse_limit(const std::string& text, std::size_t& limit) {
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return false;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (v == 0) return false;
+    limit = static_cast<std::size_t>(v);
+    return true;
+}
+
+int run(int argc, char** argv) {
+    std::string input;
+    ringprof::StatsTableOptions options;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&](const char* what) -> const char* {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "ringprof stats: %s needs a value\n%s", what, kUsage);
+                return nullptr;
+            }
+            return argv[++i];
+        };
+        if (arg == "-h" || arg == "--help") {
+            std::fputs(kUsage, stdout);
+            return kExitOk;
+        } else if (arg == "-s" || arg == "--sort" || arg.rfind("--sort=", 0) == 0) {
+            const char* v = arg.rfind("--sort=", 0) == 0 ? argv[i] + 7 : value("--sort");
+            if (v == nullptr) return kExitUsage;
+            const auto key = ringprof::parse_stats_sort(v);
+            if (!key) {
+                std::fprintf(stderr, "ringprof stats: unknown sort key '%s' (known: %s)\n", v,
+                             ringprof::stats_sort_keys());
+                return kExitUsage;
+            }
+            options.sort = *key;
+        } else if (arg == "-n" || arg == "--limit" || arg.rfind("--limit=", 0) == 0) {
+            const char* v = arg.rfind("--limit=", 0) == 0 ? argv[i] + 8 : value("--limit");
+            if (v == nullptr) return kExitUsage;
+            if (!parse_limit(v, options.limit)) {
+                std::fprintf(stderr, "ringprof stats: --limit needs a positive whole number, not '%s'\n", v);
+                return kExitUsage;
+            }
+        } else if (arg == "--full-paths") {
+            options.strip_dirs = false;
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            std::fprintf(stderr, "ringprof stats: unknown option '%s'\n%s", arg.c_str(), kUsage);
+            return kExitUsage;
+        } else if (input.empty()) {
+            input = arg;
+        } else {
+            std::fprintf(stderr, "ringprof stats: one file only (got '%s' and '%s')\n", input.c_str(), arg.c_str());
+            return kExitUsage;
+        }
+    }
+    if (input.empty()) {
+        std::fprintf(stderr, "ringprof stats: no file given\n%s", kUsage);
+        return kExitUsage;
+    }
+    try {
+        const auto stats = ringprof::load_stats_json(input);
+        options.source = input;  // pstats names the file it read above the table
+        ringprof::print_stats_table(std::cout, stats, options);
+        std::cout.flush();
+        if (!std::cout) {
+            std::fprintf(stderr, "ringprof stats: cannot write to standard output\n");
+            return kExitFailed;
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ringprof stats: %s\n", e.what());
+        return kExitFailed;
+    }
+    return kExitOk;
+}
+
+const Command command{"stats", "print the cProfile-style statistics table of a saved profile", &run};
+
+}  // namespace
