@@ -126,16 +126,21 @@ TimerTree parse_timers_json(std::string_view text, std::string_view source) {
     od::document doc;
     TimerTree tree;
     tree.root.name.clear();
+    bool iterating = false;  // a document that never started has no location to ask for
     auto fail = [&](const std::string& what) -> TimerTree {
         const char* at = nullptr;
-        auto loc = doc.current_location();
-        if (!loc.error()) at = loc.value_unsafe();
+        if (iterating) {
+            auto loc = doc.current_location();
+            if (!loc.error()) at = loc.value_unsafe();
+        }
         const char* base = padded.data();
         throw TimersJsonError(std::string(source) + ": not a timers file: " + what + " " +
                               position_of(std::string_view(base, text.size()), at));
     };
     try {
+        if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return fail("the input is empty");
         doc = parser.iterate(padded);
+        iterating = true;
         if (doc.type() != od::json_type::object) return fail("the top level is not an object");
         read_node(doc.get_object(), tree.root, &tree);
     } catch (const simdjson::simdjson_error& e) {

@@ -117,6 +117,18 @@ TEST(TimersJson, TruncatedInputNamesSourceAndPosition) {
     }
 }
 
+TEST(TimersJson, EmptyInputIsAnErrorNamingTheSource) {
+    for (const char* text : {"", "  \n"}) {
+        try {
+            parse_timers_json(text, "empty.json");
+            FAIL() << "empty input must not parse";
+        } catch (const TimersJsonError& e) {
+            EXPECT_NE(std::string(e.what()).find("empty.json: not a timers file: the input is empty"), std::string::npos)
+                << e.what();
+        }
+    }
+}
+
 TEST(TimersJson, WrongTypesAreErrorsWithLineAndColumn) {
     try {
         parse_timers_json("{\n  \"name\": \"root\",\n  \"total\": \"<mock.ANY>\"\n}", "mock.json");
