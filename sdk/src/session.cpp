@@ -256,7 +256,13 @@ Session::Session(Config config) {
         install_process_handlers();
         g_current = this;
     }
-    impl_ = std::make_unique<SessionImpl>(std::move(config));
+    try {
+        impl_ = std::make_unique<SessionImpl>(std::move(config));
+    } catch (...) {
+        std::lock_guard<std::mutex> lock(*g_mutex);
+        g_current = nullptr;
+        throw;
+    }
     g_ring_capacity.store(capacity_for(impl_->config.ring_bytes), std::memory_order_relaxed);
     g_custom_clock.store(impl_->config.custom_clock, std::memory_order_relaxed);
     impl_->start();

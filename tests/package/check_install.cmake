@@ -22,3 +22,18 @@ execute_process(COMMAND ${WORK_DIR}/consumer/consumer ${WORK_DIR}/out RESULT_VAR
 if(rc)
   message(FATAL_ERROR "the consumer failed")
 endif()
+
+# The build tree is a package too.
+execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK_DIR}/consumer_build_tree -Dringprof_DIR=${BUILD_DIR}
+                RESULT_VARIABLE rc OUTPUT_QUIET)
+if(rc)
+  message(FATAL_ERROR "configuring the consumer against the build tree (ringprof_DIR) failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/consumer_build_tree RESULT_VARIABLE rc OUTPUT_QUIET)
+if(rc)
+  message(FATAL_ERROR "building the consumer against the build tree failed")
+endif()
+execute_process(COMMAND ${WORK_DIR}/consumer_build_tree/consumer ${WORK_DIR}/out_build_tree RESULT_VARIABLE rc)
+if(rc)
+  message(FATAL_ERROR "the consumer built against the build tree failed")
+endif()
