@@ -214,8 +214,9 @@ void TimelineWriter::process(Item& item) {
     if (item.added != nullptr) sinks_.push_back(Sink{item.added, dynamic_cast<TimelineBackend*>(item.added)});
     for (const Sink& s : sinks_) {
         if (s.timeline == nullptr) continue;
-        for (const auto& [tid, name] : item.names) {
-            guarded(s, "thread name", [&] { s.timeline->on_thread_name(tid, name); });
+        for (const auto& thread : item.names) {
+            // Structured bindings cannot be captured by a lambda before C++20.
+            guarded(s, "thread name", [&] { s.timeline->on_thread_name(thread.first, thread.second); });
         }
     }
     for (const RawSpan& r : item.raw) take(r);
