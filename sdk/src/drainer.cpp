@@ -89,7 +89,6 @@ std::uint64_t Drainer::pass() {
         if (retired && stop == head) {
             aggregator_.retire(track);
             retired_dropped_ += track.dropped();
-            ++retired_threads_;
             RingRegistry::instance().recycle(track.ring);
             delete tracks_[k];
             tracks_[k] = tracks_.back();

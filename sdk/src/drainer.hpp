@@ -68,7 +68,6 @@ private:
     std::vector<SpanThread> span_threads_;
     SpanSink span_sink_;
     std::uint64_t retired_dropped_ = 0;
-    std::uint32_t retired_threads_ = 0;
     bool urgent_ = false;  // the last pass found a ring filling up
 
     std::uint32_t periodic_ms_ = 0;
