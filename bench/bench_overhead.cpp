@@ -1,6 +1,7 @@
 // What a marker costs, as a ratio to the cheapest possible timing: a bare pair of clock reads
 // measured in the same run. `--budget=R` (or RINGPROF_BENCH_BUDGET=R) makes the program fail when
-// PROF_SCOPE costs more than R times that floor; CI runs it with the budget.
+// PROF_SCOPE costs more than R times that floor; CI runs it with the budget and
+// --benchmark_repetitions, and the fastest repetition of each benchmark counts.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -130,7 +131,11 @@ public:
                 // Batched benchmarks time `batch` markers per iteration.
                 const auto batch = r.counters.find("batch");
                 const double per_iteration = batch != r.counters.end() ? batch->second.value : 1.0;
-                ns[r.benchmark_name()] = r.GetAdjustedCPUTime() / per_iteration;
+                // With repetitions, keep the fastest: on a shared machine noise only ever adds
+                // time, and floor and marker are treated alike.
+                const double t = r.GetAdjustedCPUTime() / per_iteration;
+                auto [it, inserted] = ns.emplace(r.benchmark_name(), t);
+                if (!inserted && t < it->second) it->second = t;
             }
         }
         ConsoleReporter::ReportRuns(runs);
