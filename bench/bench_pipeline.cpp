@@ -20,10 +20,10 @@ constexpr ringprof::Site kInner{"inner", "bench", __FILE__, __LINE__};
 // Aggregation alone, on one core: a ring pre-filled with nested begin/end pairs is decoded.
 void BM_DrainerAggregation(benchmark::State& state) {
     constexpr std::uint64_t kEvents = 1 << 16;
-    ThreadRing ring(kEvents);
+    ThreadRing ring(kEvents, kEvents);
     ClockCalibration clock;
     Aggregator aggregator(clock);
-    ThreadTrack track(&ring, 0);
+    ThreadTrack track(&ring, 0, 0, 0);
     std::uint64_t produced = 0;
     auto fill = [&] {
         Ring& r = ring.ring();

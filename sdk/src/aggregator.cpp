@@ -231,6 +231,8 @@ void Aggregator::fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live)
         info.tid = track->tid;
         info.name = track->ring->thread_name();
         info.dropped = track->dropped();
+        info.waits = track->waits();
+        info.wait_ns = static_cast<std::uint64_t>(clock_.to_ns(track->wait_ticks()));
         AggNode own;
         own.name = "root";
         fold(*track, own);

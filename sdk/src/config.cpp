@@ -34,6 +34,11 @@ Config Config::from_environment() {
     if (auto v = env_unsigned("RINGPROF_PYTHONTIMELINE_MAX_SECONDS")) {
         c.pythontimeline_max_seconds = static_cast<std::uint32_t>(*v);
     }
+    if (auto v = env_string("RINGPROF_ON_FULL")) {
+        if (*v == "wait") c.on_full = OnFull::Wait;
+        else if (*v == "drop") c.on_full = OnFull::Drop;
+        else detail::warn_env("RINGPROF_ON_FULL", *v, "expected 'wait' or 'drop'");
+    }
     return c;
 }
 

@@ -1,6 +1,7 @@
-// The background thread that reads every ring. Producers never wait for it: it polls, sleeping
-// a little longer each time it finds nothing (and not at all while there is work), and other
-// threads hand it work (snapshots, grafts) as commands that it runs between passes.
+// The background thread that reads every ring. It polls, sleeping a little longer each time it
+// finds nothing (and not at all while there is work); a producer whose ring fills past a quarter
+// rings its doorbell, and so do commands (snapshots, grafts) other threads hand it to run
+// between passes. It also grows the rings of hot threads (ring_room.hpp).
 #pragma once
 
 #include <condition_variable>
@@ -60,6 +61,9 @@ private:
     std::uint64_t pass();
     void adopt_new_rings();
     void run_commands();
+    void grow_if_filling(Ring& ring, std::uint64_t was_unread);
+    void keep_counts_of_exited(const ThreadTrack& track);
+    void refill_hot_segments_for_session();
 
     ClockCalibration& clock_;
     Aggregator aggregator_;
@@ -68,13 +72,15 @@ private:
     std::vector<SpanThread> span_threads_;
     SpanSink span_sink_;
     std::uint64_t retired_dropped_ = 0;
+    std::uint64_t retired_waits_ = 0;
+    std::uint64_t retired_wait_ns_ = 0;
+    std::vector<ThreadInfo> exited_with_counts_;
     bool urgent_ = false;  // the last pass found a ring filling up
 
     std::uint32_t periodic_ms_ = 0;
     PeriodicTask periodic_;
 
     std::mutex mutex_;
-    std::condition_variable wake_;
     std::condition_variable done_;
     struct Command {
         const std::function<void(Drainer&)>* fn;

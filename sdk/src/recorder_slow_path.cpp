@@ -1,6 +1,9 @@
 // The markers' out-of-line path: a thread's first event (register its ring), the first event of
 // the process (start the default session), and recording with a user clock.
+#include <new>
+
 #include "ring_registry.hpp"
+#include "ring_room.hpp"
 #include "ringprof/detail/recorder.hpp"
 #include "session_impl.hpp"
 
@@ -8,8 +11,13 @@ namespace ringprof::detail {
 
 namespace {
 
+// Set once this thread failed to get a ring: its records are counted as dropped without asking
+// for memory again on every marker.
+thread_local bool t_no_ring = false;
+
 // Returns the calling thread's ring, registering it first, or null if nothing may be recorded
-// now (recording off, the thread exiting, the drainer itself). Starts the default session.
+// now (recording off, the thread exiting, the drainer itself, no memory for a ring: counted as
+// a drop). Starts the default session.
 Ring* ring_for_recording(std::uint8_t& state) noexcept {
     state = g_state.load(std::memory_order_acquire);
     if (state == kOff) return nullptr;
@@ -23,10 +31,18 @@ Ring* ring_for_recording(std::uint8_t& state) noexcept {
         if (state != kOn && state != kSlow) return nullptr;
     }
     if (t_ring == nullptr) {
+        if (t_no_ring) {
+            count_ringless_drop();
+            return nullptr;
+        }
         try {
             ThreadRing* r = RingRegistry::instance().register_current_thread(ring_capacity_for_new_threads());
             if (r == nullptr) return nullptr;
             t_ring = &r->ring();
+        } catch (const std::bad_alloc&) {
+            t_no_ring = true;
+            count_ringless_drop();
+            return nullptr;
         } catch (...) {
             return nullptr;
         }

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "abandoned.hpp"
+#include "ring_room.hpp"
 #include "ringprof/detail/recorder.hpp"
 
 namespace ringprof::detail {
@@ -49,15 +50,18 @@ RingRegistry& RingRegistry::instance() {
     return *g_registry.load(std::memory_order_acquire);
 }
 
-ThreadRing* RingRegistry::register_current_thread(std::uint64_t capacity) {
+ThreadRing* RingRegistry::register_current_thread(std::uint64_t max_capacity) {
     ThreadExitHook& hook = t_exit_hook;
     if (hook.exiting) return nullptr;
+    const std::uint64_t capacity = std::min(max_capacity, kFirstSegmentBytes / sizeof(Event));
     ThreadRing* ring = nullptr;
     std::uint64_t serial = 0;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = std::find_if(pool_.begin(), pool_.end(),
-                               [&](ThreadRing* r) { return r->capacity() == capacity; });
+                               [&](ThreadRing* r) {
+                                   return r->capacity() == capacity && r->ring().max_capacity() == max_capacity;
+                               });
         if (it != pool_.end()) {
             ring = *it;
             pool_.erase(it);
@@ -65,11 +69,12 @@ ThreadRing* RingRegistry::register_current_thread(std::uint64_t capacity) {
         serial = next_serial_++;
     }
     if (ring == nullptr) {
-        ring = new ThreadRing(capacity);
+        ring = new ThreadRing(capacity, max_capacity);
         rings_allocated_.fetch_add(1, std::memory_order_relaxed);
     }
     ring->claim(static_cast<std::uint32_t>(::syscall(SYS_gettid)), os_thread_name(), serial);
     hook.ring = ring;
+    ring->ring().set_drained(true);  // the drainer adopts it on its next pass
     announced_.enqueue(ring);
     return ring;
 }
@@ -77,11 +82,18 @@ ThreadRing* RingRegistry::register_current_thread(std::uint64_t capacity) {
 ThreadRing* RingRegistry::current_thread_ring() { return t_exit_hook.ring; }
 
 void RingRegistry::recycle(ThreadRing* ring) {
+    ring->ring().set_drained(false);
+    if (!ring->reusable()) {
+        // It grew for a hot thread: a new thread starts small again.
+        delete ring;
+        return;
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     pool_.push_back(ring);
 }
 
 void RingRegistry::park(std::vector<ThreadRing*> rings) {
+    for (ThreadRing* r : rings) r->ring().set_drained(false);
     std::lock_guard<std::mutex> lock(mutex_);
     parked_.insert(parked_.end(), rings.begin(), rings.end());
 }
@@ -96,6 +108,7 @@ void RingRegistry::reset_after_fork() {
     g_registry.store(new RingRegistry(), std::memory_order_release);  // the parent's (and its possibly held mutex) is abandoned
     t_exit_hook.ring = nullptr;
     t_ring = nullptr;
+    forget_hot_segments_after_fork();
 }
 
 }  // namespace ringprof::detail

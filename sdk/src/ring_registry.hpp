@@ -24,9 +24,10 @@ class RingRegistry {
 public:
     static RingRegistry& instance();
 
-    // Slow path of the calling thread's first marker: a ring of `capacity` events, claimed and
-    // announced; null once the thread has begun exiting.
-    ThreadRing* register_current_thread(std::uint64_t capacity);
+    // Slow path of the calling thread's first marker: a ring that may grow to `max_capacity`
+    // events, claimed and announced; null once the thread has begun exiting. Throws
+    // std::bad_alloc if no ring can be had.
+    ThreadRing* register_current_thread(std::uint64_t max_capacity);
 
     // Rings ever allocated (not taken from the pool): flat under thread churn.
     std::uint64_t rings_allocated() const { return rings_allocated_.load(std::memory_order_relaxed); }
@@ -36,7 +37,7 @@ public:
 
     // Drainer side.
     bool next_announced(ThreadRing*& ring) { return announced_.try_dequeue(ring); }
-    void recycle(ThreadRing* ring);                 // a retired ring, fully drained
+    void recycle(ThreadRing* ring);                 // a retired ring, fully drained (grown: freed)
     void park(std::vector<ThreadRing*> rings);      // a stopping session's live rings
     std::vector<ThreadRing*> take_parked();
 

@@ -10,9 +10,11 @@
 
 #include "abandoned.hpp"
 #include "builtin_backends.hpp"
+#include "drop_report.hpp"
 #include "marker_cost.hpp"
 #include "ringprof/context.hpp"
 #include "ring_registry.hpp"
+#include "ring_room.hpp"
 #include "ringprof/detail/recorder.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/version.hpp"
@@ -31,12 +33,6 @@ std::optional<Config> g_child_config;  // set in a forked child: the parent's se
 std::atomic<std::uint64_t> g_ring_capacity{std::uint64_t{1} << 16};
 std::atomic<std::uint64_t (*)()> g_custom_clock{nullptr};
 bool g_handlers_installed = false;
-
-std::uint64_t capacity_for(std::size_t bytes) {
-    std::uint64_t events = 64;
-    while (events * sizeof(detail::Event) < bytes && events < (std::uint64_t{1} << 32)) events <<= 1;
-    return events;
-}
 
 std::string host_name() {
     char buf[256] = {};
@@ -202,6 +198,7 @@ Snapshot SessionImpl::make_snapshot(bool final) {
     t.set_metadata("ringprof_version", RINGPROF_VERSION_STRING);
     t.set_metadata("run_id", run.run_id);
     t.set_metadata("dropped_scopes", std::to_string(s.dropped));
+    detail::add_ring_metadata(s, t);
     char cost[32];
     std::snprintf(cost, sizeof cost, "%.2f", clock.to_ns(marker_cost_ticks));
     t.set_metadata("marker_cost_ns", cost);
@@ -219,6 +216,7 @@ void SessionImpl::write_snapshot(bool final) {
     if (timeline->has_backends()) {
         s.tree.set_metadata("timeline_dropped_spans", std::to_string(timeline->dropped_spans()));
     }
+    drop_report.on_snapshot(s, timeline->dropped_spans(), config.on_full, final);
     for (auto& b : backends) {
         try {
             b->on_snapshot(s);
@@ -263,7 +261,8 @@ Session::Session(Config config) {
         g_current = nullptr;
         throw;
     }
-    g_ring_capacity.store(capacity_for(impl_->config.ring_bytes), std::memory_order_relaxed);
+    g_ring_capacity.store(detail::ring_events_for_config(impl_->config), std::memory_order_relaxed);
+    detail::set_full_ring_policy(impl_->config.on_full);
     g_custom_clock.store(impl_->config.custom_clock, std::memory_order_relaxed);
     impl_->start();
     detail::g_state.store(recording_state(impl_->config), std::memory_order_release);

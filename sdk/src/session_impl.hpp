@@ -10,6 +10,7 @@
 
 #include "clock_calibration.hpp"
 #include "drainer.hpp"
+#include "drop_report.hpp"
 #include "ringprof/session.hpp"
 #include "timeline_writer.hpp"
 
@@ -42,6 +43,7 @@ public:
     std::uint64_t reset_ticks;
     std::uint64_t marker_cost_ticks = 0;  // one Begin+End pair, measured at start  // the root's total counts from here (start, or the last take)
     bool stopped = false;
+    detail::DropReport drop_report;  // drainer thread only
 
 private:
     void report(const Backend& backend, const char* stage, const std::exception& e);

@@ -1,21 +1,22 @@
 #include "thread_ring.hpp"
 
-#include <cstring>
+#include <new>
+
+#include "ring_room.hpp"
 
 namespace ringprof::detail {
 
 namespace {
-Event* allocate_prefaulted(std::uint64_t capacity) {
-    Event* slots = new Event[capacity];
-    // Touch every page now, on the registering (slow) path: a fresh ring must never take a
-    // page fault inside a marker.
-    std::memset(static_cast<void*>(slots), 0, capacity * sizeof(Event));
-    return slots;
+RingSegment* first_segment(std::uint64_t capacity) {
+    // Pre-faulted on the registering (slow) path: a fresh ring never faults inside a marker.
+    RingSegment* s = allocate_segment(capacity);
+    if (s == nullptr) throw std::bad_alloc();
+    return s;
 }
 }  // namespace
 
-ThreadRing::ThreadRing(std::uint64_t capacity)
-    : slots_(allocate_prefaulted(capacity)), ring_(slots_.get(), capacity) {}
+ThreadRing::ThreadRing(std::uint64_t first_capacity, std::uint64_t max_capacity)
+    : ring_(first_segment(first_capacity), max_capacity, free_segment), first_capacity_(first_capacity) {}
 
 ThreadRing::~ThreadRing() = default;
 

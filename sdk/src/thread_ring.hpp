@@ -1,4 +1,5 @@
-// A ring plus what the drainer needs to know about the thread that writes it.
+// A ring plus what the drainer needs to know about the thread that writes it. The ring starts
+// in a small segment and may grow (ring_room.hpp); its segments are freed with it.
 #pragma once
 
 #include <atomic>
@@ -13,13 +14,18 @@ namespace ringprof::detail {
 
 class ThreadRing {
 public:
-    explicit ThreadRing(std::uint64_t capacity);
+    // Throws std::bad_alloc if the first segment cannot be had.
+    ThreadRing(std::uint64_t first_capacity, std::uint64_t max_capacity);
+    explicit ThreadRing(std::uint64_t capacity) : ThreadRing(capacity, capacity) {}  // never grows
     ~ThreadRing();
     ThreadRing(const ThreadRing&) = delete;
     ThreadRing& operator=(const ThreadRing&) = delete;
 
     Ring& ring() noexcept { return ring_; }
     std::uint64_t capacity() const noexcept { return ring_.capacity(); }
+    std::uint64_t first_capacity() const noexcept { return first_capacity_; }
+    // Never grown: it can go back to the pool as it is.
+    bool reusable() const noexcept { return ring_.single_segment() && ring_.capacity() == first_capacity_; }
 
     // Set by the owning thread when it exits; the drainer then drains to the end and recycles.
     void retire() noexcept { retired_.store(true, std::memory_order_release); }
@@ -34,8 +40,8 @@ public:
     void set_thread_name(std::string name);
 
 private:
-    std::unique_ptr<Event[]> slots_;  // allocated and pre-faulted with the ring
     Ring ring_;
+    const std::uint64_t first_capacity_;
     std::atomic<bool> retired_{false};
     std::uint32_t tid_ = 0;
     std::uint64_t serial_ = 0;

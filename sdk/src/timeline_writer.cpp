@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "ring_room.hpp"
 #include "ringprof/detail/recorder.hpp"
 #include "timeline_records.hpp"
 
@@ -42,7 +43,10 @@ void TimelineWriter::start() {
     if (running_) return;
     running_ = true;
     last_pass_ticks_ = slow_ticks();
-    thread_ = std::thread([this] { loop(); });
+    thread_ = std::thread([this] {
+        never_wait_on_this_thread();  // the drainer may be waiting for this thread (a barrier)
+        loop();
+    });
 }
 
 void TimelineWriter::stop() {

@@ -58,9 +58,11 @@ TEST(Session, CountsAreExactAcrossThreadsWhenNothingIsDropped) {
     EXPECT_LE(inner->total, outer->total);
 }
 
-TEST(Session, TinyRingsDropWholeScopesAndAccountForEveryOne) {
+TEST(Session, WithTheDropPolicyTinyRingsDropWholeScopesAndAccountForEveryOne) {
     TempDir dir;
-    Session session(test_config(dir, 1024));  // 64 events per thread
+    Config c = test_config(dir, 1024);  // 64 events per thread
+    c.on_full = OnFull::Drop;
+    Session session(c);
     const long per_thread = scaled(200'000);
     std::vector<std::thread> threads;
     for (int t = 0; t < 4; ++t) {
@@ -190,7 +192,9 @@ TEST(Session, UnwritableOutputFolderIsReportedAndRecordingGoesOn) {
 
 TEST(Session, DropCountsArePerThreadAndInTheOutputs) {
     TempDir dir;
-    Session session(test_config(dir, 1024));
+    Config c = test_config(dir, 1024);
+    c.on_full = OnFull::Drop;
+    Session session(c);
     std::atomic<bool> flooded{false}, release{false};
     std::thread flooder([&] {
         set_thread_name("flooder");

@@ -49,6 +49,8 @@ struct ThreadInfo {
     std::uint32_t tid = 0;
     std::string name;
     std::uint64_t dropped = 0;    // scopes refused because the ring was full
+    std::uint64_t waits = 0;      // times a marker waited for room (RINGPROF_ON_FULL=wait)
+    std::uint64_t wait_ns = 0;    // and the time it spent waiting
     bool exited = false;
     TimerNode tree{"root"};       // this thread's own scopes (exited threads: empty)
 };
@@ -63,6 +65,8 @@ struct Snapshot {
     std::vector<ThreadInfo> threads;
     std::vector<FunctionStats> stats;   // flat cProfile-style statistics (ringprof/stats.hpp)
     std::uint64_t dropped = 0;          // scopes dropped in all threads
+    std::uint64_t waits = 0;            // waits for room in all threads, and their total time
+    std::uint64_t wait_ns = 0;
     std::uint64_t end_epoch_ns = 0;     // wall-clock time the snapshot was taken
     bool final = false;                 // the last snapshot of the session
 };

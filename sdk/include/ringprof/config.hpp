@@ -9,6 +9,12 @@
 
 namespace ringprof {
 
+// What a marker does when its thread's ring is full (RINGPROF_ON_FULL).
+enum class OnFull {
+    Wait,  // wait for the drainer to make room, recorded as a `ringprof.wait` scope (the default)
+    Drop,  // refuse the scope at once, counted in dropped_scopes (code that must never stall)
+};
+
 enum class TimersFormat {
     List,  // children as a list of named nodes (the ML-Agents seed form; the default)
     Dict,  // children as an object keyed by name (ML-Agents 0.15 and later)
@@ -19,9 +25,10 @@ struct Config {
     std::string output_dir = "./ringprof_out";
     // Prefix of every output file name; empty means "<program name>_<pid>". Env: RINGPROF_RUN_ID.
     std::string run_id;
-    // Bytes of ring per recording thread, rounded up to a power of two of 16-byte events.
-    // Env: RINGPROF_RING_BYTES.
-    std::size_t ring_bytes = std::size_t{1} << 20;
+    // The most ring memory one recording thread may hold, rounded up to a power of two of
+    // 16-byte events and capped at 1 GiB. Every thread starts with 16 KiB; only threads that fill
+    // it grow (4 MiB, then x4 up to this). Env: RINGPROF_RING_BYTES.
+    std::size_t ring_bytes = std::size_t{16} << 20;
     // Record from the start; otherwise wait for ringprof::enable(). Env: RINGPROF_ENABLED=0|1.
     bool start_enabled = true;
     // Built-in outputs to write, by name; empty means all of them. Env: RINGPROF_BACKENDS
@@ -61,6 +68,9 @@ struct Config {
     // Env: RINGPROF_PYTHONTIMELINE_MAX_BYTES, RINGPROF_PYTHONTIMELINE_MAX_SECONDS.
     std::uint64_t pythontimeline_max_bytes = std::uint64_t{10} << 20;
     std::uint32_t pythontimeline_max_seconds = 60;
+
+    // When a ring is full: wait for room (exact counts) or drop. Env: RINGPROF_ON_FULL=wait|drop.
+    OnFull on_full = OnFull::Wait;
 };
 
 }  // namespace ringprof

@@ -1,8 +1,19 @@
-// A bounded single-producer/single-consumer ring of Events, one per recording thread.
+// A single-producer/single-consumer ring of Events, one per recording thread, that can grow.
 //
-// The producer owns `head_` and keeps a stale copy of the consumer's `tail_`, so the common
-// case touches only its own cache line and publishes with one release store (a plain mov on
-// x86). The consumer (the drainer thread) owns `tail_` on a separate line.
+// The producer owns `head_` and a `limit_`: the index up to which it may write without looking
+// at the consumer. The fast path is one add and one compare against it and publishes with one
+// release store (a plain mov on x86). Crossing the limit takes the out-of-line make_room(),
+// which re-reads the consumer's `tail_` (on its own line), wakes the drainer once per crossing
+// of a quarter-full mark, moves on to a bigger segment if one is ready, and, when the ring is
+// really full, applies the full-ring policy (ring_room.cpp): wait for room, recorded as a
+// `ringprof.wait` scope, or refuse.
+//
+// Memory is a chain of segments (RingSegment). A producer moves to the next segment (handed to
+// it by the drainer, already pre-faulted) with one pointer exchange when the current one is
+// full, and records the index where the new one starts; the consumer reads the old segment up
+// to that index, then follows the link and frees the old one. A record never straddles two
+// segments. So a thread that records little keeps a small first segment, and one that proves
+// hot grows without ever allocating or faulting on its own.
 //
 // Scopes are admitted whole: a Begin is written only if the ring also has room for its End and
 // for the End of every scope already open on this thread (`open_`). So an End never has to be
@@ -22,21 +33,44 @@ namespace ringprof::detail {
 
 inline constexpr std::size_t kCacheLine = 64;
 
+// Events [start, start + capacity) of a ring's index space, at most, live here.
+struct RingSegment {
+    Event* slots = nullptr;
+    std::uint64_t capacity = 0;  // a power of two
+    std::uint64_t start = 0;     // ring index of its first event; set by the producer on switching
+    std::atomic<RingSegment*> next{nullptr};  // set (release) by the producer when it moves on
+};
+
 class Ring {
 public:
-    // `slots` is caller-owned memory of `capacity` events; capacity is a power of two.
+    // Frees a segment the consumer has read to its end (null: segments are not owned).
+    using SegmentFree = void (*)(RingSegment*) noexcept;
+
+    // A ring starting in `first`; `max_capacity` bounds the segments it may move on to.
+    Ring(RingSegment* first, std::uint64_t max_capacity, SegmentFree free_segment) noexcept
+        : seg_(first), slots_(first->slots), mask_(first->capacity - 1), max_capacity_(max_capacity),
+          free_segment_(free_segment), capacity_(first->capacity), read_seg_(first) {}
+    // A fixed ring in caller-owned memory of `capacity` events (a power of two).
     Ring(Event* slots, std::uint64_t capacity) noexcept
-        : slots_(slots), mask_(capacity - 1), capacity_(capacity) {}
+        : seg_(&own_), slots_(slots), mask_(capacity - 1), max_capacity_(capacity), capacity_(capacity),
+          read_seg_(&own_) {
+        own_.slots = slots;
+        own_.capacity = capacity;
+    }
     Ring(const Ring&) = delete;
     Ring& operator=(const Ring&) = delete;
+    ~Ring() { free_segments(); }
 
     // ---- producer side (the owning thread only) ----
 
     // Writes a Begin if the whole scope fits; false (and one drop counted) otherwise. A refused
     // scope must be closed with end_refused().
     bool try_begin(std::uint64_t tag) noexcept {
-        const std::uint64_t h = head_.load(std::memory_order_relaxed);
-        if (suppressed_ != 0 || !fits(h, open_ + 2)) return refuse_scope();
+        std::uint64_t h = head_.load(std::memory_order_relaxed);
+        if (__builtin_expect(suppressed_ != 0 || h + open_ + 2 > limit_, 0)) {
+            if (suppressed_ != 0 || !make_room(open_ + 2)) return refuse_scope();
+            h = head_.load(std::memory_order_relaxed);  // a recorded wait may have written
+        }
         Event& e = slots_[h & mask_];
         e.tag = tag;
         e.tsc = read_ticks();  // after the room check: a refused Begin never reads the clock
@@ -59,8 +93,11 @@ public:
     // A record of `n` events that is not a scope (gauge, context capture): written only if it
     // fits beside the reserved Ends; false (counted as dropped) otherwise.
     bool try_write(const Event* events, std::uint64_t n) noexcept {
-        const std::uint64_t h = head_.load(std::memory_order_relaxed);
-        if (!fits(h, open_ + n)) return refuse();
+        std::uint64_t h = head_.load(std::memory_order_relaxed);
+        if (h + open_ + n > limit_) {
+            if (!make_room(open_ + n)) return refuse();
+            h = head_.load(std::memory_order_relaxed);
+        }
         publish(h, events, n);
         return true;
     }
@@ -68,8 +105,11 @@ public:
     // A scope-like record of `n` events (a step, an adopted context, a signature scope) that
     // one later `end()` closes, or `end_refused()` if this returns false.
     bool try_open(const Event* events, std::uint64_t n) noexcept {
-        const std::uint64_t h = head_.load(std::memory_order_relaxed);
-        if (suppressed_ != 0 || !fits(h, open_ + n + 1)) return refuse_scope();
+        std::uint64_t h = head_.load(std::memory_order_relaxed);
+        if (suppressed_ != 0 || h + open_ + n + 1 > limit_) {
+            if (suppressed_ != 0 || !make_room(open_ + n + 1)) return refuse_scope();
+            h = head_.load(std::memory_order_relaxed);
+        }
         publish(h, events, n);
         ++open_;
         return true;
@@ -80,31 +120,73 @@ public:
     // ---- consumer side (the drainer only) ----
 
     // Events in [tail(), readable_head()) may be read until `release()` moves the tail past them.
-    std::uint64_t readable_head() const noexcept { return head_.load(std::memory_order_acquire); }
+    // Stops at the end of the segment being read: once the tail reaches it, next_segment().
+    std::uint64_t readable_head() const noexcept {
+        const std::uint64_t h = head_.load(std::memory_order_acquire);
+        // Loaded after the head: a head past a switch implies the link is visible.
+        const RingSegment* next = read_seg_->next.load(std::memory_order_acquire);
+        return next != nullptr && next->start < h ? next->start : h;
+    }
     std::uint64_t tail() const noexcept { return tail_.load(std::memory_order_relaxed); }
-    const Event& at(std::uint64_t index) const noexcept { return slots_[index & mask_]; }
+    const Event& at(std::uint64_t index) const noexcept {
+        return read_seg_->slots[index & (read_seg_->capacity - 1)];
+    }
     void release(std::uint64_t new_tail) noexcept { tail_.store(new_tail, std::memory_order_release); }
+    // At the end of the segment being read and the producer has moved on: frees it and returns
+    // true (more events may be readable).
+    bool next_segment() noexcept {
+        RingSegment* next = read_seg_->next.load(std::memory_order_acquire);
+        if (next == nullptr || tail() != next->start) return false;
+        RingSegment* done = read_seg_;
+        read_seg_ = next;
+        if (free_segment_ != nullptr) free_segment_(done);
+        return true;
+    }
+    // Offers the producer a bigger, pre-faulted segment; false if one is already waiting.
+    bool offer_segment(RingSegment* s) noexcept {
+        RingSegment* expected = nullptr;
+        return spare_.compare_exchange_strong(expected, s, std::memory_order_acq_rel);
+    }
+    bool has_spare() const noexcept { return spare_.load(std::memory_order_acquire) != nullptr; }
+    std::uint64_t reading_capacity() const noexcept { return read_seg_->capacity; }
+    // A drainer reads this ring (set when it is announced or adopted, cleared when parked):
+    // only then may its producer wait for room.
+    void set_drained(bool drained) noexcept { drained_.store(drained, std::memory_order_release); }
+    bool drained() const noexcept { return drained_.load(std::memory_order_acquire); }
 
     // ---- either side ----
-    std::uint64_t capacity() const noexcept { return capacity_; }
+    // Capacity of the segment the producer writes to now.
+    std::uint64_t capacity() const noexcept { return capacity_.load(std::memory_order_relaxed); }
+    std::uint64_t max_capacity() const noexcept { return max_capacity_; }
     std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
+    std::uint64_t waits() const noexcept { return waits_.load(std::memory_order_relaxed); }
+    std::uint64_t wait_ticks() const noexcept { return wait_ticks_.load(std::memory_order_relaxed); }
+    // Segments in the chain (1 unless the producer moved on and the consumer has not caught up).
+    bool single_segment() const noexcept { return read_seg_ == seg_ && !has_spare(); }
 
     // Only while no thread produces into the ring and no drainer reads it (it is pooled).
     void reset(std::uint64_t open_scopes = 0) noexcept {
         head_.store(0, std::memory_order_relaxed);
         tail_.store(0, std::memory_order_relaxed);
-        cached_tail_ = 0;
+        seg_->start = 0;
+        limit_ = 0;
+        fill_woken_ = false;
         open_ = open_scopes;
         suppressed_ = 0;
         dropped_.store(0, std::memory_order_relaxed);
+        waits_.store(0, std::memory_order_relaxed);
+        wait_ticks_.store(0, std::memory_order_relaxed);
     }
 
 private:
-    bool fits(std::uint64_t h, std::uint64_t need) noexcept {
-        if (h - cached_tail_ + need <= capacity_) return true;
-        cached_tail_ = tail_.load(std::memory_order_acquire);
-        return h - cached_tail_ + need <= capacity_;
-    }
+    // Out of line (sdk/src/ring_room.cpp): true once `need` events fit from the current head
+    // (which a recorded wait may have advanced); false means refuse.
+    bool make_room(std::uint64_t need) noexcept;
+    bool refresh_limit(std::uint64_t h, std::uint64_t need) noexcept;
+    bool move_to_bigger_segment(std::uint64_t h, std::uint64_t need) noexcept;
+    bool wait_for_room(std::uint64_t need) noexcept;
+    void free_segments() noexcept;
+
     bool refuse_scope() noexcept {
         ++suppressed_;
         return refuse();
@@ -120,16 +202,26 @@ private:
     }
 
     alignas(kCacheLine) std::atomic<std::uint64_t> head_{0};
-    std::uint64_t cached_tail_ = 0;
+    std::uint64_t limit_ = 0;  // 0: the first event takes make_room(), which sets it
     std::uint64_t open_ = 0;
     std::uint64_t suppressed_ = 0;  // refused scopes still open on this thread
-    Event* const slots_;
-    const std::uint64_t mask_;
-    const std::uint64_t capacity_;
+    RingSegment* seg_;               // the segment being written
+    Event* slots_;
+    std::uint64_t mask_;
+    bool fill_woken_ = false;  // the drainer was woken since the ring last fell below a quarter
+    const std::uint64_t max_capacity_;
+    const SegmentFree free_segment_ = nullptr;
     std::atomic<std::uint64_t> dropped_{0};
+    std::atomic<std::uint64_t> waits_{0};
+    std::atomic<std::uint64_t> wait_ticks_{0};
+    std::atomic<std::uint64_t> capacity_;
+    std::atomic<RingSegment*> spare_{nullptr};  // offered by the drainer, taken by the producer
+    RingSegment own_;  // the segment of a fixed ring
 
     // Alone on its line: the class's alignment pads whatever follows a Ring to the next line.
     alignas(kCacheLine) std::atomic<std::uint64_t> tail_{0};
+    RingSegment* read_seg_;  // the segment being read
+    std::atomic<bool> drained_{false};
 };
 
 }  // namespace ringprof::detail
