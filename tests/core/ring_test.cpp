@@ -1,10 +1,14 @@
 // The SPSC ring on its own: ordering under a concurrent consumer, and whole-scope admission.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <functional>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "ring_room.hpp"
 #include "ringprof/detail/ring.hpp"
 #include "temp_dir.hpp"
 
@@ -67,6 +71,142 @@ TEST(Ring, ScopesNestedInARefusedScopeAreRefusedEvenAfterRoomIsFreed) {
     r.ring.end_refused();
     EXPECT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{5}, EventKind::Begin)));  // a sibling again
     EXPECT_EQ(r.ring.dropped(), 2u);
+}
+
+// ---- admission at capacity - 1, capacity and capacity + 1, for every record kind ----
+
+// A record kind as markers write it: `events` in the record, `closing` 1 if one later end()
+// closes it (so its End is reserved too), and how the marker offers it to the ring.
+struct RecordKind {
+    const char* name;
+    std::uint64_t events;
+    std::uint64_t closing;
+    std::function<bool(Ring&)> offer;
+};
+
+std::vector<RecordKind> record_kinds() {
+    auto open = [](std::uint64_t n) {
+        return [n](Ring& r) {
+            std::vector<Event> e(n, Event{0, make_tag(std::uint64_t{1}, EventKind::Payload)});
+            return r.try_open(e.data(), n);
+        };
+    };
+    auto write = [](std::uint64_t n) {
+        return [n](Ring& r) {
+            std::vector<Event> e(n, Event{0, make_tag(std::uint64_t{1}, EventKind::Payload)});
+            return r.try_write(e.data(), n);
+        };
+    };
+    return {
+        {"scope begin", 1, 1, [](Ring& r) { return r.try_begin(make_tag(std::uint64_t{1}, EventKind::Begin)); }},
+        {"step (try_open, 2 events)", 2, 1, open(2)},
+        {"adopt (try_open, 1 event)", 1, 1, open(1)},
+        {"signature scope (try_open, 4 events)", 4, 1, open(4)},
+        {"gauge (try_write, 2 events)", 2, 0, write(2)},
+        {"context capture (try_write, 1 event)", 1, 0, write(1)},
+    };
+}
+
+// A ring of 16 events with `open` scopes open and `free` slots left beside their reserved Ends.
+std::unique_ptr<OwnedRing> ring_with_room(std::uint64_t open, std::uint64_t free) {
+    auto r = std::make_unique<OwnedRing>(16);
+    for (std::uint64_t i = 0; i < open; ++i) EXPECT_TRUE(r->ring.try_begin(make_tag(std::uint64_t{2}, EventKind::Begin)));
+    const std::uint64_t filler = 16 - 2 * open - free;  // events already written and unread
+    for (std::uint64_t i = 0; i < filler; ++i) {
+        const Event e{i, make_tag(std::uint64_t{3}, EventKind::Payload)};
+        EXPECT_TRUE(r->ring.try_write(&e, 1));
+    }
+    return r;
+}
+
+TEST(RingAdmission, EveryRecordKindIsRefusedOneShortOfItsRoomAndAdmittedAtAndAboveIt) {
+    for (const RecordKind& kind : record_kinds()) {
+        for (std::uint64_t open : {0u, 2u}) {
+            const std::uint64_t room = kind.events + kind.closing;  // its events and its own End
+            for (std::uint64_t free : {room - 1, room, room + 1}) {
+                auto r = ring_with_room(open, free);
+                const std::uint64_t head = r->ring.readable_head();
+                const bool admitted = kind.offer(r->ring);
+                const std::string where = std::string(kind.name) + ", open scopes " + std::to_string(open) +
+                                          ", free " + std::to_string(free) + " (needs " + std::to_string(room) + ")";
+                EXPECT_EQ(admitted, free >= room) << where;
+                EXPECT_EQ(r->ring.dropped(), admitted ? 0u : 1u) << where;
+                EXPECT_EQ(r->ring.readable_head(), admitted ? head + kind.events : head) << where;
+                EXPECT_EQ(r->ring.open_scopes(), open + (admitted ? kind.closing : 0)) << where;
+            }
+        }
+    }
+}
+
+TEST(RingAdmission, EveryScopeKindNestedInARefusedScopeIsRefusedEvenWithRoom) {
+    for (const RecordKind& parent : record_kinds()) {
+        if (parent.closing == 0) continue;
+        for (const RecordKind& child : record_kinds()) {
+            if (child.closing == 0) continue;
+            auto r = ring_with_room(0, parent.events + parent.closing - 1);
+            ASSERT_FALSE(parent.offer(r->ring)) << parent.name;
+            r->ring.release(r->ring.readable_head());  // the drainer frees everything
+            EXPECT_FALSE(child.offer(r->ring)) << child.name << " inside a refused " << parent.name;
+            EXPECT_EQ(r->ring.dropped(), 2u);
+            r->ring.end_refused();  // the child
+            r->ring.end_refused();  // the parent
+            EXPECT_TRUE(child.offer(r->ring)) << child.name << " after the refused scope closed";
+        }
+    }
+}
+
+TEST(RingAdmission, AOneOffRecordInsideARefusedScopeIsStillWrittenIfItFits) {
+    // A gauge or capture is not a scope: nothing can surface under a wrong parent, so it is kept.
+    for (const RecordKind& kind : record_kinds()) {
+        if (kind.closing != 0) continue;
+        auto r = ring_with_room(0, 1);
+        ASSERT_FALSE(r->ring.try_begin(make_tag(std::uint64_t{1}, EventKind::Begin)));
+        r->ring.release(r->ring.readable_head());
+        EXPECT_TRUE(kind.offer(r->ring)) << kind.name;
+        r->ring.end_refused();
+    }
+}
+
+// The producer moves to bigger segments that the consumer hands it, while the consumer reads
+// each segment to its end, follows the link and frees the old one: every event, in order.
+TEST(Ring, GrowingThroughSegmentsLosesAndReordersNothingUnderAConcurrentConsumer) {
+    RingSegment* first = allocate_segment(64);
+    ASSERT_NE(first, nullptr);
+    Ring ring(first, 1 << 14, free_segment);
+    const std::uint64_t n = static_cast<std::uint64_t>(testing::scaled(2'000'000));
+    std::thread producer([&] {
+        std::uint64_t written = 0;
+        while (written < n) {
+            // Records of 1..3 events: a record never straddles two segments.
+            const std::uint64_t len = 1 + written % 3 > n - written ? n - written : 1 + written % 3;
+            Event e[3];
+            for (std::uint64_t i = 0; i < len; ++i) e[i] = Event{written + i, (written + i) << 4};
+            if (ring.try_write(e, len)) written += len;
+        }
+    });
+    std::uint64_t expected = 0, offered = 0;
+    bool in_order = true;
+    std::uint64_t next_size = 128;
+    while (expected < n) {
+        do {
+            const std::uint64_t tail = ring.tail(), head = ring.readable_head();
+            for (std::uint64_t i = tail; i < head; ++i) {
+                in_order = in_order && ring.at(i).tsc == expected && ring.at(i).tag == (expected << 4);
+                ++expected;
+            }
+            ring.release(head);
+        } while (ring.next_segment());
+        if (next_size <= ring.max_capacity() && !ring.has_spare()) {
+            if (ring.offer_segment(allocate_segment(next_size))) ++offered;
+            next_size *= 2;
+            std::this_thread::sleep_for(std::chrono::microseconds(200));  // let the ring fill up
+        }
+    }
+    producer.join();
+    EXPECT_TRUE(in_order);
+    EXPECT_EQ(expected, n);
+    EXPECT_GE(offered, 2u);
+    EXPECT_GT(ring.capacity(), 64u) << "the producer moved on to an offered segment";
 }
 
 }  // namespace
