@@ -1,9 +1,9 @@
 // Moves completed spans from the drainer to the timeline backends, which run on a thread of
 // their own so compression and file I/O never stall draining.
 //
-// The drainer's side (on_pass, its span sink) applies the timeline filters (minimum duration,
-// maximum depth: two compares per span) and copies the survivors into a recycled queue item
-// stamped with the pass's time. The rest happens on the writer: step records update the step intervals,
+// The drainer's side (on_pass, its span sink) hands its filled vector to the writer and goes on
+// with a recycled one (unless filters apply: then two compares per span and the survivors are
+// copied into a recycled queue item), stamped with the pass's time. The rest happens on the writer: step records update the step intervals,
 // scopes get their step label and absolute time and reach the backends in batches.
 // (Converting on the drainer cost it ~40 ns per span, enough for rings to overflow on a busy
 // two-core machine in the demo.)
