@@ -230,6 +230,9 @@ TEST(WaitPolicy, StoppingTheSessionUnderWaitingProducersFinishes) {
 }
 
 TEST(WaitPolicy, AForkedChildRecordsExactlyAndFinishes) {
+#if defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "ThreadSanitizer does not support threads started after fork";
+#endif
     TempDir dir;
     const ChildOutcome parent = run_bounded(
         [&] {

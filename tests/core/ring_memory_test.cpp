@@ -46,7 +46,14 @@ Config timers_only(const TempDir& dir) {
     return c;
 }
 
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;  // shadow memory: RSS and address space are the sanitizer's
+#else
+constexpr bool kSanitized = false;
+#endif
+
 TEST(RingMemory, AThousandLiveThreadsRecordingAFewScopesEachCostUnder64MB) {
+    if (kSanitized) GTEST_SKIP() << "a sanitizer's shadow memory dominates RSS";
     TempDir dir;
     const ChildOutcome child = run_bounded(
         [&] {
@@ -129,6 +136,7 @@ TEST(RingMemory, AnOversizedRingSettingIsCappedWithAMessageAndNothingIsLost) {
 }
 
 TEST(RingMemory, AThreadThatGetsNoRingHasItsScopesCountedAsDroppedAndSaidOnce) {
+    if (kSanitized) GTEST_SKIP() << "a sanitizer cannot run under a tight address-space limit";
     TempDir dir;
     const std::string err_path = dir.str() + "/stderr.txt";
     const ChildOutcome child = run_bounded(
