@@ -123,14 +123,30 @@ TEST(DropPolicy, RecordedPlusDroppedEqualsIssuedExactly) {
     c.on_full = OnFull::Drop;
     c.ring_bytes = 4096;  // 256 events: drops are certain
     const long iterations = scaled(50'000);
-    Session session(c);
+    auto session = std::make_unique<Session>(c);
     std::vector<std::thread> threads;
     for (int t = 0; t < 3; ++t) threads.emplace_back([&] { nested_loop(iterations); });
     for (auto& t : threads) t.join();
-    const Snapshot s = session.snapshot();
+    const Snapshot s = session->snapshot();
     EXPECT_GT(s.dropped, 0u);
     EXPECT_EQ(recorded(s) + s.dropped, static_cast<std::uint64_t>(3 * 2 * iterations));
     EXPECT_EQ(s.waits, 0u) << "the drop policy never waits";
+
+    // Never silent: one line at the first flush (not at the next) and one at the end, each
+    // with the count and the setting that avoids it.
+    ::testing::internal::CaptureStderr();
+    session->flush();
+    session->flush();
+    session.reset();
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    const std::string count = std::to_string(s.dropped) + " scopes dropped";
+    const std::size_t first = err.find(count);
+    ASSERT_NE(first, std::string::npos) << err;
+    const std::size_t second = err.find(count, first + 1);
+    ASSERT_NE(second, std::string::npos) << err;
+    EXPECT_EQ(err.find(count, second + 1), std::string::npos) << err;
+    EXPECT_NE(err.find("at the end of the session"), std::string::npos) << err;
+    EXPECT_NE(err.find("set RINGPROF_ON_FULL=wait"), std::string::npos) << err;
 }
 
 // Keeps the spans a backend receives: name and depth.
