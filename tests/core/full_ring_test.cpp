@@ -149,6 +149,21 @@ TEST(DropPolicy, RecordedPlusDroppedEqualsIssuedExactly) {
     EXPECT_NE(err.find("set RINGPROF_ON_FULL=wait"), std::string::npos) << err;
 }
 
+TEST(FullRingSetting, RingprofOnFullSelectsThePolicyAndDefaultsToWait) {
+    ::unsetenv("RINGPROF_ON_FULL");
+    EXPECT_EQ(Config::from_environment().on_full, OnFull::Wait);
+    ::setenv("RINGPROF_ON_FULL", "drop", 1);
+    EXPECT_EQ(Config::from_environment().on_full, OnFull::Drop);
+    ::setenv("RINGPROF_ON_FULL", "wait", 1);
+    EXPECT_EQ(Config::from_environment().on_full, OnFull::Wait);
+    ::setenv("RINGPROF_ON_FULL", "sometimes", 1);
+    ::testing::internal::CaptureStderr();
+    EXPECT_EQ(Config::from_environment().on_full, OnFull::Wait);
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("RINGPROF_ON_FULL"), std::string::npos) << err;
+    ::unsetenv("RINGPROF_ON_FULL");
+}
+
 // Keeps the spans a backend receives: name and depth.
 class SpanCollector : public Backend {
 public:
