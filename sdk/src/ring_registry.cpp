@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <string>
-#include <atomic>
 #include <utility>
 
 #include "abandoned.hpp"
@@ -41,7 +41,7 @@ std::string default_thread_name(std::uint32_t tid) {
     const std::string own = pthread_getname_np(pthread_self(), buf, sizeof buf) == 0 ? buf : "";
     // The kernel keeps 15 bytes of the program's name; /proc/self/comm is the main thread's
     // current name, which threads created after the main thread renamed itself inherit.
-    std::string inherited = std::string(program_invocation_short_name).substr(0, 15);
+    const std::string inherited = std::string(program_invocation_short_name).substr(0, 15);
     std::string main_now;
     if (std::FILE* f = std::fopen("/proc/self/comm", "r")) {
         char line[32] = {};
