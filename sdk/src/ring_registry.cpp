@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <string>
 #include <utility>
 
 #include "abandoned.hpp"
@@ -31,10 +34,26 @@ struct ThreadExitHook {
 };
 thread_local ThreadExitHook t_exit_hook;
 
-std::string os_thread_name() {
+// The name a thread is shown under until set_thread_name() says otherwise: its OS name if the
+// program set one, else "main" or "thread <tid>". An unnamed Linux thread inherits the
+// process's name (comm), so that name alone would label every unnamed thread the same.
+std::string default_thread_name(std::uint32_t tid) {
     char buf[32] = {};
-    if (pthread_getname_np(pthread_self(), buf, sizeof buf) != 0) return {};
-    return buf;
+    const std::string own = pthread_getname_np(pthread_self(), buf, sizeof buf) == 0 ? buf : "";
+    // The kernel keeps 15 bytes of the program's name; /proc/self/comm is the main thread's
+    // current name, which threads created after the main thread renamed itself inherit.
+    const std::string inherited = std::string(program_invocation_short_name).substr(0, 15);
+    std::string main_now;
+    if (std::FILE* f = std::fopen("/proc/self/comm", "r")) {
+        char line[32] = {};
+        if (std::fgets(line, sizeof line, f) != nullptr) main_now = line;
+        std::fclose(f);
+        if (!main_now.empty() && main_now.back() == '\n') main_now.pop_back();
+    }
+    const bool is_main = tid == static_cast<std::uint32_t>(::getpid());
+    const bool set_by_program = !own.empty() && own != inherited && (is_main || own != main_now);
+    if (set_by_program) return own;
+    return is_main ? "main" : "thread " + std::to_string(tid);
 }
 
 }  // namespace
@@ -72,7 +91,8 @@ ThreadRing* RingRegistry::register_current_thread(std::uint64_t max_capacity) {
         ring = new ThreadRing(capacity, max_capacity);
         rings_allocated_.fetch_add(1, std::memory_order_relaxed);
     }
-    ring->claim(static_cast<std::uint32_t>(::syscall(SYS_gettid)), os_thread_name(), serial);
+    const auto tid = static_cast<std::uint32_t>(::syscall(SYS_gettid));
+    ring->claim(tid, default_thread_name(tid), serial);
     hook.ring = ring;
     ring->ring().set_drained(true);  // the drainer adopts it on its next pass
     announced_.enqueue(ring);

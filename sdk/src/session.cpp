@@ -11,10 +11,12 @@
 #include "abandoned.hpp"
 #include "builtin_backends.hpp"
 #include "drop_report.hpp"
+#include "json_text.hpp"
 #include "marker_cost.hpp"
 #include "ringprof/context.hpp"
 #include "ring_registry.hpp"
 #include "ring_room.hpp"
+#include "reserved_metadata.hpp"
 #include "ringprof/detail/recorder.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/version.hpp"
@@ -203,7 +205,9 @@ Snapshot SessionImpl::make_snapshot(bool final) {
     std::snprintf(cost, sizeof cost, "%.2f", clock.to_ns(marker_cost_ticks));
     t.set_metadata("marker_cost_ns", cost);
     t.set_metadata("marker_cost_subtracted", config.subtract_overhead ? "true" : "false");
-    for (auto& [k, v] : user) t.set_metadata(k, v);
+    for (auto& [k, v] : user) {
+        if (!detail::is_reserved_metadata_key(k)) t.set_metadata(k, v);  // add_metadata renamed these
+    }
     t.set_metadata("end_time_seconds", seconds_string(s.end_epoch_ns));
     return s;
 }
@@ -303,7 +307,16 @@ void Session::add_backend(std::unique_ptr<Backend> backend) {
 }
 
 void Session::add_metadata(std::string_view key, std::string_view value) {
-    const std::string k(key), v(value);
+    std::string k(key);
+    const std::string v(value);
+    if (detail::is_reserved_metadata_key(k)) {
+        std::string kept = detail::kUserMetadataPrefix + k;
+        std::fprintf(stderr,
+                     "ringprof: add_metadata: '%s' is written by ringprof itself and cannot be replaced; "
+                     "your value is kept as '%s'\n",
+                     detail::valid_utf8(k).c_str(), detail::valid_utf8(kept).c_str());
+        k = std::move(kept);
+    }
     impl_->drainer.run([&](detail::Drainer& d) { d.aggregator().add_metadata(k, v); });
 }
 

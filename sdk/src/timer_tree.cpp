@@ -45,7 +45,10 @@ void TimerNode::merge(const TimerNode& other, bool parallel) {
 }
 
 void Gauge::set(double v, std::uint64_t when_ns) {
-    if (std::isnan(v)) return;
+    if (!std::isfinite(v)) {
+        ++non_finite;
+        return;
+    }
     if (count == 0) {
         min = max = v;
     } else {
@@ -60,9 +63,12 @@ void Gauge::set(double v, std::uint64_t when_ns) {
 }
 
 void Gauge::merge(const Gauge& other) {
+    non_finite += other.non_finite;
     if (other.count == 0) return;
     if (count == 0) {
+        const std::uint64_t own_non_finite = non_finite;
         *this = other;
+        non_finite = own_non_finite;
         return;
     }
     min = std::min(min, other.min);

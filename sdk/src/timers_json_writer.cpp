@@ -10,26 +10,33 @@ namespace {
 using detail::append_json_string;
 using detail::append_python_float;
 
+// Indentation as Python's json.dump(indent=4) writes it, down to this depth (16 tree levels);
+// deeper, the text goes on one line. Indentation that grows with depth made a 10,000-level
+// recursion write 3.2 GB (quadratic); capped, that file is a few MB.
+constexpr int kMaxIndentDepth = 32;
+
+void line_break(std::string& out, int depth) {
+    if (depth > kMaxIndentDepth) return;
+    out += '\n';
+    out.append(static_cast<std::size_t>(depth) * 4, ' ');
+}
+
 // Writes `"key": ` at the given depth, with the comma for every key but the first.
 class ObjectWriter {
 public:
     ObjectWriter(std::string& out, int depth) : out_(out), depth_(depth) { out_ += "{"; }
     std::string& key(std::string_view k) {
-        out_ += first_ ? "\n" : ",\n";
+        if (!first_) out_ += ',';
         first_ = false;
-        indent(depth_ + 1);
+        line_break(out_, depth_ + 1);
         append_json_string(out_, k);
         out_ += ": ";
         return out_;
     }
     void close() {
-        if (!first_) {
-            out_ += '\n';
-            indent(depth_);
-        }
+        if (!first_) line_break(out_, depth_);
         out_ += '}';
     }
-    void indent(int depth) { out_.append(static_cast<std::size_t>(depth) * 4, ' '); }
     int depth() const { return depth_; }
 
 private:
@@ -49,6 +56,7 @@ void write_gauge_fields(ObjectWriter& w, const Gauge& g, bool list_form) {
         append_python_float(w.key("max"), g.max);
     }
     w.key("count") += std::to_string(g.count);
+    if (g.non_finite != 0) w.key("non_finite") += std::to_string(g.non_finite);
 }
 
 void write_gauges(std::string& out, const TimerTree& tree, int depth, TimersFormat format) {
@@ -65,16 +73,15 @@ void write_gauges(std::string& out, const TimerTree& tree, int depth, TimersForm
     out += "[";
     bool first = true;
     for (const auto& [name, g] : tree.gauges) {
-        out += first ? "\n" : ",\n";
+        if (!first) out += ',';
         first = false;
-        out.append(static_cast<std::size_t>(depth + 1) * 4, ' ');
+        line_break(out, depth + 1);
         ObjectWriter one(out, depth + 1);
         append_json_string(one.key("name"), name);
         write_gauge_fields(one, g, true);
         one.close();
     }
-    out += '\n';
-    out.append(static_cast<std::size_t>(depth) * 4, ' ');
+    line_break(out, depth);
     out += ']';
 }
 
@@ -107,13 +114,12 @@ void write_node(std::string& out, const TimerNode& node, int depth, TimersFormat
             o += "[";
             bool first = true;
             for (const TimerNode& c : node.children) {
-                o += first ? "\n" : ",\n";
+                if (!first) o += ',';
                 first = false;
-                o.append(static_cast<std::size_t>(depth + 2) * 4, ' ');
+                line_break(o, depth + 2);
                 write_node(o, c, depth + 2, format, nullptr);
             }
-            o += '\n';
-            o.append(static_cast<std::size_t>(depth + 1) * 4, ' ');
+            line_break(o, depth + 1);
             o += ']';
         }
     }

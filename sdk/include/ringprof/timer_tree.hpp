@@ -42,8 +42,11 @@ struct Gauge {
     std::uint64_t count = 0;
     // Monotonic time of the latest update, so a merge can keep the later value.
     std::uint64_t updated_ns = 0;
+    // NaN and infinite values: counted here, kept out of value/min/max/count so those stay
+    // finite numbers that every JSON reader accepts.
+    std::uint64_t non_finite = 0;
 
-    void set(double v, std::uint64_t when_ns);  // NaN is ignored
+    void set(double v, std::uint64_t when_ns);
     void merge(const Gauge& other);
 };
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "json_text.hpp"
 #include "ringprof/flame.hpp"
 
 namespace ringprof {
@@ -18,7 +19,7 @@ void append_frame(std::string& out, const std::string& name) {
         out += "(unnamed)";
         return;
     }
-    for (char c : name) {
+    for (char c : detail::valid_utf8(name)) {
         if (c == ';') out += ':';
         else if (c == '\n' || c == '\r') out += ' ';
         else out += c;

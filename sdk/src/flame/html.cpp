@@ -83,7 +83,7 @@ std::string script_safe(const std::string& json) {
 }
 
 void append_html_text(std::string& out, std::string_view s) {
-    for (char c : s) {
+    for (char c : detail::valid_utf8(s)) {
         switch (c) {
             case '&': out += "&amp;"; break;
             case '<': out += "&lt;"; break;

@@ -6,6 +6,7 @@
 
 #include "flame/flame_layout.hpp"
 #include "flame/frame_color.hpp"
+#include "json_text.hpp"
 #include "ringprof/flame.hpp"
 
 namespace ringprof {
@@ -37,8 +38,10 @@ void layout(const TimerNode& node, const TimerNode* parent, double x, double w, 
     }
 }
 
-// Text and attribute values; characters XML 1.0 forbids become '?'.
-void append_xml(std::string& out, std::string_view s) {
+// Text and attribute values; characters XML 1.0 forbids become '?', bytes that are not UTF-8
+// become U+FFFD (an SVG with either is not well-formed and does not open).
+void append_xml(std::string& out, std::string_view raw) {
+    const std::string s = detail::valid_utf8(raw);
     for (char ch : s) {
         const unsigned char c = static_cast<unsigned char>(ch);
         switch (ch) {

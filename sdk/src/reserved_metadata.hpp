@@ -1,0 +1,25 @@
+// The metadata keys ringprof writes itself. add_metadata() cannot replace them (a user's
+// "dropped_scopes" once hid the real drop count): the user's value is kept under
+// kUserMetadataPrefix + key instead, with a message.
+#pragma once
+
+#include <string_view>
+
+namespace ringprof::detail {
+
+inline constexpr std::string_view kReservedMetadataKeys[] = {
+    "timer_format_version", "start_time_seconds",     "ringprof_version", "run_id",
+    "dropped_scopes",       "marker_cost_ns",         "marker_cost_subtracted",
+    "end_time_seconds",     "timeline_dropped_spans",
+};
+
+inline constexpr const char* kUserMetadataPrefix = "user.";
+
+inline bool is_reserved_metadata_key(std::string_view key) {
+    for (std::string_view k : kReservedMetadataKeys) {
+        if (k == key) return true;
+    }
+    return false;
+}
+
+}  // namespace ringprof::detail
