@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "ringprof/output_files.hpp"
 #include "ringprof/timeline_backend.hpp"
 #include "timeline_text.hpp"
 
@@ -60,7 +61,7 @@ private:
     std::unordered_map<std::uint32_t, std::string> thread_names_;
     NameCache names_;
 
-    std::FILE* file_ = nullptr;
+    OutputFile file_;  // never written by a forked child
     std::uint64_t opened_ns_ = 0;
     std::uint64_t file_bytes_ = 0;
     std::int64_t end_us_ = 0;  // the largest event end in the open file, absolute
