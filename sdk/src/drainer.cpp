@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "ring_registry.hpp"
+#include "thread_role.hpp"
 
 namespace ringprof::detail {
 
@@ -56,6 +57,7 @@ void Drainer::run(const std::function<void(Drainer&)>& fn) {
         return;
     }
     std::unique_lock<std::mutex> lock(mutex_);
+    if (stopping_) return;  // nothing would run it: the caller raced with the session's end
     const std::uint64_t ticket = next_ticket_++;
     commands_.push_back(Command{&fn, ticket});
     wake_.notify_all();
@@ -140,6 +142,7 @@ void Drainer::run_commands() {
 }
 
 void Drainer::loop() {
+    t_thread_role = ThreadRole::Drainer;
     auto sleep = kBusySleep;
     auto next_periodic = std::chrono::steady_clock::now() + std::chrono::milliseconds(periodic_ms_);
     for (;;) {

@@ -42,6 +42,7 @@ public:
     std::uint64_t reset_ticks;
     std::uint64_t marker_cost_ticks = 0;  // one Begin+End pair, measured at start  // the root's total counts from here (start, or the last take)
     bool stopped = false;
+    int pins = 0;  // API calls using this session now (guarded by the session mutex)
 
 private:
     void report(const Backend& backend, const char* stage, const std::exception& e);
@@ -56,6 +57,24 @@ std::mutex& session_mutex();
 void ensure_default_session();
 // Ring capacity (events) for threads registering now.
 std::uint64_t ring_capacity_for_new_threads();
+
+// The current session, kept alive for the duration of one API call. A session being destroyed
+// first stops being current, then waits until no call holds it: a call racing with shutdown
+// either completes on a live session or finds none and does nothing.
+class PinnedSession {
+public:
+    PinnedSession();
+    ~PinnedSession();
+    PinnedSession(const PinnedSession&) = delete;
+    PinnedSession& operator=(const PinnedSession&) = delete;
+    Session* get() const { return session_; }
+    Session* operator->() const { return session_; }
+    explicit operator bool() const { return session_ != nullptr; }
+
+private:
+    Session* session_ = nullptr;
+    SessionImpl* impl_ = nullptr;
+};
 
 }  // namespace detail
 }  // namespace ringprof

@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "ringprof/detail/recorder.hpp"
+#include "thread_role.hpp"
 #include "timeline_records.hpp"
 
 namespace ringprof::detail {
@@ -230,6 +231,7 @@ void TimelineWriter::process(Item& item) {
 }
 
 void TimelineWriter::loop() {
+    t_thread_role = ThreadRole::TimelineWriter;
     auto poll = std::chrono::duration_cast<std::chrono::microseconds>(kMinPoll);
     auto last_tick = std::chrono::steady_clock::now();
     for (;;) {
