@@ -25,8 +25,11 @@ namespace ringprof::backends {
 
 class PythonTimelineBackend : public TimelineBackend {
 public:
+    // A file always takes at least 4 KiB before it rotates (a limit of 0 once wrote a file per span).
+    static constexpr std::uint64_t kMinFileBytes = 4096;
+
     PythonTimelineBackend(std::uint64_t max_bytes, std::uint32_t max_seconds)
-        : max_bytes_(max_bytes), max_age_ns_(std::uint64_t{max_seconds} * 1000000000ull) {}
+        : max_bytes_(max_bytes > kMinFileBytes ? max_bytes : kMinFileBytes), max_age_ns_(std::uint64_t{max_seconds} * 1000000000ull) {}
     ~PythonTimelineBackend() override;
 
     const char* name() const override { return "pythontimeline"; }
