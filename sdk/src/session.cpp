@@ -163,6 +163,7 @@ PinnedSession::~PinnedSession() {
 
 SessionImpl::SessionImpl(Config c)
     : config(std::move(c)),
+      problems(config.output_dir),
       clock(config.custom_clock != nullptr
                 ? detail::ClockCalibration(config.custom_clock, config.custom_clock_seconds_per_tick)
                 : detail::ClockCalibration()),
@@ -177,6 +178,8 @@ SessionImpl::SessionImpl(Config c)
     backends = backends::make_builtin_backends(config);
     timeline = std::make_unique<detail::TimelineWriter>(
         clock, detail::TimelineOptions{config.timeline_min_ns, config.timeline_max_depth, config.timeline_queue_spans});
+    timeline->set_problem_reporter(
+        [this](const Backend& b, const char* stage, const std::exception& e) { report(b, stage, e); });
 }
 
 SessionImpl::~SessionImpl() {
@@ -189,7 +192,7 @@ void SessionImpl::start() {
     try {
         ensure_output_dir(run.output_dir);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "ringprof: %s; recording continues, but files will not be written\n", e.what());
+        problems.report("", "start", e);
     }
     for (auto& b : backends) {
         try {
@@ -274,12 +277,7 @@ void SessionImpl::attach_spans(Backend* backend) {
 }
 
 void SessionImpl::report(const Backend& backend, const char* stage, const std::exception& e) {
-    std::string message = std::string(backend.name()) + " (" + stage + "): " + e.what();
-    for (const std::string& seen : last_errors_) {
-        if (seen == message) return;
-    }
-    last_errors_.push_back(message);
-    std::fprintf(stderr, "ringprof: backend %s; the data collected so far is kept\n", message.c_str());
+    problems.report(backend.name(), stage, e);
 }
 
 // ---------------------------------------------------------------- Session
@@ -351,7 +349,7 @@ void Session::add_backend(std::unique_ptr<Backend> backend) {
         try {
             b->on_start(impl_->run);
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "ringprof: backend %s (start): %s\n", b->name(), e.what());
+            impl_->problems.report(b->name(), "start", e);
         }
         impl_->backends.push_back(std::move(backend));
         impl_->attach_spans(b);

@@ -10,6 +10,7 @@
 
 #include "clock_calibration.hpp"
 #include "drainer.hpp"
+#include "output_problems.hpp"
 #include "ringprof/session.hpp"
 #include "timeline_writer.hpp"
 
@@ -31,6 +32,7 @@ public:
     void attach_spans(Backend* backend);
 
     Config config;
+    detail::OutputProblems problems;  // every failure of an output, said once
     RunInfo run;
     detail::ClockCalibration clock;
     detail::Drainer drainer;
@@ -46,7 +48,6 @@ public:
 
 private:
     void report(const Backend& backend, const char* stage, const std::exception& e);
-    std::vector<std::string> last_errors_;  // per backend, so a repeating failure is said once
 };
 
 namespace detail {

@@ -152,6 +152,10 @@ void TimelineWriter::guarded(const Sink& s, const char* stage, const std::functi
     try {
         fn();
     } catch (const std::exception& e) {
+        if (reporter_) {
+            reporter_(*s.backend, stage, e);
+            return;
+        }
         std::string message = std::string(s.backend->name()) + " (" + stage + "): " + e.what();
         if (std::find(errors_.begin(), errors_.end(), message) != errors_.end()) return;
         errors_.push_back(message);
