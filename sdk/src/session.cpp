@@ -194,6 +194,7 @@ void SessionImpl::start() {
     } catch (const std::exception& e) {
         problems.report("", "start", e);
     }
+    run.run_id = run_claim.claim(run.output_dir, run.run_id);
     for (auto& b : backends) {
         try {
             b->on_start(run);
@@ -222,6 +223,7 @@ void SessionImpl::stop() {
             report(*b, "close", e);
         }
     }
+    run_claim.release();
 }
 
 Snapshot SessionImpl::make_snapshot(bool final) {

@@ -11,6 +11,7 @@
 #include "clock_calibration.hpp"
 #include "drainer.hpp"
 #include "output_problems.hpp"
+#include "run_claim.hpp"
 #include "ringprof/session.hpp"
 #include "timeline_writer.hpp"
 
@@ -41,6 +42,7 @@ public:
     // it stops before they are destroyed.
     std::unique_ptr<detail::TimelineWriter> timeline;
     pid_t owner_pid;
+    detail::RunClaim run_claim;  // keeps run.run_id this process's alone in the output folder
     std::uint64_t reset_ticks;
     std::uint64_t marker_cost_ticks = 0;  // one Begin+End pair, measured at start  // the root's total counts from here (start, or the last take)
     bool stopped = false;
