@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "bounded_process.hpp"
 #include "ringprof/config.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
@@ -87,12 +88,15 @@ TEST(Settings, ThePythonTimelineNeverRotatesBelowItsMinimumFileSize) {
     c.backends = {"pythontimeline"};
     c.pythontimeline_max_bytes = 0;  // from code, unchecked: the backend's floor applies
     const long spans = scaled(20000);
-    {
+    // In a child process, like every scenario here: this process stays without a session.
+    const Outcome o = run_bounded([&] {
         Session session(c);
         for (long i = 0; i < spans; ++i) {
             PROF_SCOPE("span");
         }
-    }
+        return 0;
+    });
+    ASSERT_TRUE(o.finished);
     long files = 0;
     for (const auto& e : std::filesystem::recursive_directory_iterator(dir.path() / "framework" / "pevents")) {
         files += e.is_regular_file() ? 1 : 0;
