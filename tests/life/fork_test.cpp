@@ -110,7 +110,24 @@ void expect_whole_outputs(const std::string& dir, const std::string& run_id, con
     EXPECT_TRUE(whole_json(read_text(dir + "/" + run_id + "_stats.json")));
 }
 
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kThreadSanitizer = true;
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
+
 void check_fork(ChildEnd end, bool child_records) {
+    if (kThreadSanitizer && child_records) {
+        // Its runtime stops a child that starts threads after a multi-threaded fork ("dup
+        // thread with used id"); the normal and AddressSanitizer builds run this case.
+        GTEST_SKIP() << "ThreadSanitizer cannot follow threads started in a forked child";
+    }
     TempDir dir;
     const Outcome o = run_bounded([&] { return parent_that_forks(dir.str(), end); });
     ASSERT_TRUE(o.finished) << "the parent or the child hung";
