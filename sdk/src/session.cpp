@@ -145,7 +145,7 @@ std::uint64_t slow_ticks() noexcept {
 
 PinnedSession::PinnedSession() {
     std::lock_guard<std::mutex> lock(*g_mutex);
-    if (g_current == nullptr) return;
+    if (g_current == nullptr || g_current_impl == nullptr) return;  // none, or not started yet
     session_ = g_current;
     impl_ = g_current_impl;
     ++impl_->pins;
@@ -300,13 +300,14 @@ Session::Session(Config config) {
         g_current = nullptr;
         throw;
     }
-    {
-        std::lock_guard<std::mutex> lock(*g_mutex);
-        g_current_impl = impl_.get();
-    }
     g_ring_capacity.store(capacity_for(impl_->config.ring_bytes), std::memory_order_relaxed);
     g_custom_clock.store(impl_->config.custom_clock, std::memory_order_relaxed);
     impl_->start();
+    {
+        // From here API calls reach the session (its drainer runs).
+        std::lock_guard<std::mutex> lock(*g_mutex);
+        g_current_impl = impl_.get();
+    }
     detail::g_state.store(recording_state(impl_->config), std::memory_order_release);
 }
 
