@@ -1,15 +1,36 @@
 #include "ringprof/output_files.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 namespace ringprof {
+
+namespace {
+// This process's id, kept current across fork by a handler: OutputFile asks for every span
+// batch, and getpid() is a system call.
+std::atomic<pid_t> g_pid{0};
+
+void remember_pid_in_child() { g_pid.store(::getpid(), std::memory_order_relaxed); }
+
+pid_t current_pid() {
+    pid_t pid = g_pid.load(std::memory_order_relaxed);
+    if (pid != 0) return pid;
+    static std::once_flag registered;
+    std::call_once(registered, [] { ::pthread_atfork(nullptr, nullptr, remember_pid_in_child); });
+    pid = ::getpid();
+    g_pid.store(pid, std::memory_order_relaxed);
+    return pid;
+}
+}  // namespace
 
 std::string folder_of(const std::string& path) {
     const std::size_t slash = path.find_last_of('/');
@@ -78,10 +99,10 @@ void OutputFile::open(const std::string& path) {
     path_ = path;
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd_ < 0) throw output_error("cannot create", path, errno);
-    owner_ = ::getpid();
+    owner_ = current_pid();
 }
 
-bool OutputFile::is_open() const { return fd_ >= 0 && owner_ == ::getpid(); }
+bool OutputFile::is_open() const { return fd_ >= 0 && owner_ == current_pid(); }
 
 void OutputFile::write(std::string_view data) {
     if (!is_open()) return;
@@ -97,7 +118,7 @@ void OutputFile::close() {
     if (fd_ < 0) return;
     const int fd = fd_;
     fd_ = -1;
-    if (owner_ != ::getpid()) {
+    if (owner_ != current_pid()) {
         ::close(fd);
         return;
     }
