@@ -20,7 +20,8 @@ struct Entry {
 };
 
 const std::vector<Entry>& table() {
-    static const std::vector<Entry> entries = {
+    // Never destroyed: a session may start on another thread while static destruction runs.
+    static const auto* entries = new std::vector<Entry>{
         {"timers", [](const Config& c) { return std::make_unique<TimersJsonBackend>(c.timers_format); }},
         {"trace", [](const Config& c) { return std::make_unique<ChromeTraceBackend>(c.flush_interval_ms != 0 ? c.flush_interval_ms : 1000); }},
         {"pythontimeline", [](const Config& c) { return std::make_unique<PythonTimelineBackend>(c.pythontimeline_max_bytes, c.pythontimeline_max_seconds); }},
@@ -29,7 +30,7 @@ const std::vector<Entry>& table() {
         {"flame_svg", [](const Config&) { return std::make_unique<FlameSvgBackend>(); }},
         {"folded", [](const Config&) { return std::make_unique<FoldedStacksBackend>(); }},
     };
-    return entries;
+    return *entries;
 }
 }  // namespace
 

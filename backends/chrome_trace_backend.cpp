@@ -17,7 +17,6 @@ constexpr std::size_t kChunk = std::size_t{1} << 16;
 
 ChromeTraceBackend::~ChromeTraceBackend() {
     if (z_open_) deflateEnd(&z_);
-    if (file_ != nullptr) std::fclose(file_);
 }
 
 void ChromeTraceBackend::on_start(const RunInfo& run) {
@@ -27,10 +26,11 @@ void ChromeTraceBackend::on_start(const RunInfo& run) {
 }
 
 void ChromeTraceBackend::open_stream() {
-    file_ = std::fopen(path_.c_str(), "wb");
-    if (file_ == nullptr) {
+    try {
+        file_.open(path_);
+    } catch (const OutputError& e) {
         failed_ = true;
-        throw OutputError("cannot create '" + path_ + "': " + std::strerror(errno) + " (no trace is written)");
+        throw OutputError(std::string(e.what()) + " (no trace is written)", e.folder(), e.reason());
     }
     // Level 1: the writer must keep up with millions of spans per second; the text is
     // repetitive enough that the fastest level still compresses it about tenfold.
@@ -55,7 +55,7 @@ void ChromeTraceBackend::open_stream() {
 }
 
 void ChromeTraceBackend::compress(int flush) {
-    if (file_ == nullptr) {
+    if (!file_.is_open()) {
         buf_.clear();
         return;
     }
@@ -66,13 +66,19 @@ void ChromeTraceBackend::compress(int flush) {
         z_.avail_out = static_cast<uInt>(out_.size());
         const int rc = deflate(&z_, flush);
         const std::size_t produced = out_.size() - z_.avail_out;
-        if (produced != 0 && std::fwrite(out_.data(), 1, produced, file_) != produced) {
-            const int err = errno;
-            std::fclose(std::exchange(file_, nullptr));
-            failed_ = true;
-            buf_.clear();
-            throw OutputError("cannot write '" + path_ + "': " + std::strerror(err != 0 ? err : EIO) +
-                              " (the trace stops here; the other outputs are kept)");
+        if (produced != 0) {
+            try {
+                file_.write(std::string_view(reinterpret_cast<const char*>(out_.data()), produced));
+            } catch (const OutputError& e) {
+                try {
+                    file_.close();
+                } catch (const OutputError&) {
+                }
+                failed_ = true;
+                buf_.clear();
+                throw OutputError(std::string(e.what()) + " (the trace stops here; the other outputs are kept)",
+                                  e.folder(), e.reason());
+            }
         }
         if (rc == Z_STREAM_END) break;
         if (z_.avail_in == 0 && z_.avail_out != 0) break;
@@ -81,9 +87,8 @@ void ChromeTraceBackend::compress(int flush) {
 }
 
 void ChromeTraceBackend::sync() {
-    if (file_ == nullptr) return;
-    compress(Z_SYNC_FLUSH);
-    if (std::fflush(file_) != 0) throw OutputError("cannot write '" + path_ + "': " + std::strerror(errno));
+    if (!file_.is_open()) return;
+    compress(Z_SYNC_FLUSH);  // written straight to the file: nothing is left in a user-space buffer
     last_sync_ns_ = detail::ClockCalibration::epoch_ns();
 }
 
@@ -92,7 +97,7 @@ void ChromeTraceBackend::append_ts(std::uint64_t epoch_ns) {
 }
 
 void ChromeTraceBackend::on_thread_name(std::uint32_t tid, const std::string& name) {
-    if (file_ == nullptr) return;
+    if (!file_.is_open()) return;
     buf_ += "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":";
     append_int(buf_, run_.pid);
     buf_ += ",\"tid\":";
@@ -103,7 +108,7 @@ void ChromeTraceBackend::on_thread_name(std::uint32_t tid, const std::string& na
 }
 
 void ChromeTraceBackend::on_spans(const SpanBatch& batch) {
-    if (file_ == nullptr) return;
+    if (!file_.is_open()) return;
     for (const Span& s : batch.spans) {
         const int mode = step_mode_of(s.site);
         buf_ += mode >= 0 ? "{\"ph\":\"X\",\"cat\":\"step\",\"pid\":" : "{\"ph\":\"X\",\"pid\":";
@@ -146,7 +151,7 @@ void ChromeTraceBackend::on_spans(const SpanBatch& batch) {
 
 void ChromeTraceBackend::on_counter(const char* name, std::uint64_t epoch_ns, std::uint32_t tid, double value) {
     static_cast<void>(tid);  // counters belong to the process in this format
-    if (file_ == nullptr || !std::isfinite(value)) return;
+    if (!file_.is_open() || !std::isfinite(value)) return;
     char num[32];
     const int n = std::snprintf(num, sizeof num, "%.17g", value);
     buf_ += "{\"ph\":\"C\",\"pid\":";
@@ -173,20 +178,20 @@ void ChromeTraceBackend::append_status_counter(std::uint64_t epoch_ns) {
 }
 
 void ChromeTraceBackend::on_timeline_flush(const TimelineStatus& status) {
-    if (file_ == nullptr) return;
+    if (!file_.is_open()) return;
     status_ = status;
     append_status_counter(status.now_epoch_ns);
     sync();
 }
 
 void ChromeTraceBackend::on_idle(std::uint64_t now_epoch_ns) {
-    if (file_ != nullptr && sync_ns_ != 0 && z_.total_in != 0 && now_epoch_ns - last_sync_ns_ >= sync_ns_) sync();
+    if (file_.is_open() && sync_ns_ != 0 && z_.total_in != 0 && now_epoch_ns - last_sync_ns_ >= sync_ns_) sync();
 }
 
 void ChromeTraceBackend::on_snapshot(const Snapshot& snapshot) { dropped_scopes_ = snapshot.dropped; }
 
 void ChromeTraceBackend::on_close() {
-    if (file_ == nullptr) return;
+    if (!file_.is_open()) return;
     std::string counts = "\"timeline_dropped_spans\":" + std::to_string(status_.dropped_spans) +
                          ",\"timeline_filtered_spans\":" + std::to_string(status_.filtered_spans) +
                          ",\"dropped_scopes\":" + std::to_string(dropped_scopes_);
@@ -201,8 +206,7 @@ void ChromeTraceBackend::on_close() {
     compress(Z_FINISH);
     deflateEnd(&z_);
     z_open_ = false;
-    std::FILE* f = std::exchange(file_, nullptr);
-    if (std::fclose(f) != 0) throw OutputError("cannot write '" + path_ + "': " + std::strerror(errno));
+    file_.close();
 }
 
 }  // namespace ringprof::backends

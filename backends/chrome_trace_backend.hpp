@@ -22,6 +22,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "ringprof/output_files.hpp"
 #include "ringprof/timeline_backend.hpp"
 #include "timeline_text.hpp"
 
@@ -54,7 +55,7 @@ private:
     const std::uint64_t sync_ns_;
     std::string path_;
     RunInfo run_;
-    std::FILE* file_ = nullptr;
+    OutputFile file_;  // never written by a forked child
     z_stream z_{};
     bool z_open_ = false;
     bool failed_ = false;

@@ -32,9 +32,6 @@ bool exists(const std::string& path) {
     return ::stat(path.c_str(), &st) == 0;
 }
 
-std::string io_error(const char* what, const std::string& path, int err) {
-    return std::string(what) + " '" + path + "': " + std::strerror(err != 0 ? err : EIO);
-}
 }  // namespace
 
 PythonTimelineBackend::~PythonTimelineBackend() {
@@ -104,8 +101,7 @@ void PythonTimelineBackend::declare(int pid, std::uint32_t tid) {
 
 void PythonTimelineBackend::open_file(std::uint64_t now_ns) {
     ensure_output_dir(root_ + "/framework");
-    file_ = std::fopen(temp_path_.c_str(), "wb");
-    if (file_ == nullptr) throw OutputError(io_error("cannot create", temp_path_, errno));
+    file_.open(temp_path_);
     opened_ns_ = now_ns;
     file_bytes_ = 0;
     end_us_ = 0;
@@ -118,17 +114,19 @@ void PythonTimelineBackend::open_file(std::uint64_t now_ns) {
 }
 
 void PythonTimelineBackend::write_out() {
-    if (buf_.empty() || file_ == nullptr) return;
-    const std::size_t want = buf_.size();
-    const std::size_t n = std::fwrite(buf_.data(), 1, want, file_);
-    const int err = errno;
-    file_bytes_ += n;
+    if (buf_.empty() || !file_.is_open()) return;
+    file_bytes_ += buf_.size();
+    try {
+        file_.write(buf_);
+    } catch (...) {
+        buf_.clear();
+        throw;
+    }
     buf_.clear();
-    if (n != want) throw OutputError(io_error("cannot write", temp_path_, err));
 }
 
 void PythonTimelineBackend::close_file() {
-    if (file_ == nullptr) return;
+    if (!file_.is_open()) return;
     // Counts a reader of this format has no other place for; smdebug's reader ignores M events
     // it does not know.
     buf_ += ",\n{\"name\": \"ringprof_drops\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"dropped_spans\": ";
@@ -138,14 +136,15 @@ void PythonTimelineBackend::close_file() {
     buf_ += ", \"dropped_scopes\": ";
     append_int(buf_, static_cast<std::int64_t>(dropped_scopes_));
     buf_ += "}}\n]\n";
-    std::FILE* f = std::exchange(file_, nullptr);
-    const std::size_t want = buf_.size();
-    const std::size_t n = std::fwrite(buf_.data(), 1, want, f);
-    const int write_err = errno;
-    buf_.clear();
-    if (std::fclose(f) != 0 || n != want) {
-        throw OutputError(io_error("cannot write", temp_path_, n != want ? write_err : errno) +
-                          " (the incomplete file is left there)");
+    try {
+        write_out();
+        file_.close();
+    } catch (const OutputError& e) {
+        try {
+            file_.close();  // the next span starts a new file
+        } catch (const OutputError&) {
+        }
+        throw OutputError(std::string(e.what()) + " (the incomplete file is left there)", e.folder(), e.reason());
     }
     const std::string folder = root_ + "/framework/pevents/" + hour_folder(end_us_);
     ensure_output_dir(folder);
@@ -155,18 +154,19 @@ void PythonTimelineBackend::close_file() {
         target = folder + "/" + std::to_string(end_us++) + "_" + node_ + "_pythontimeline.json";
     } while (exists(target));
     if (std::rename(temp_path_.c_str(), target.c_str()) != 0) {
-        throw OutputError(io_error("cannot rename", temp_path_, errno) + " to '" + target + "'");
+        const OutputError e = output_error("cannot rename", temp_path_, errno);
+        throw OutputError(std::string(e.what()) + " to '" + target + "'", e.folder(), e.reason());
     }
 }
 
 void PythonTimelineBackend::on_spans(const SpanBatch& batch) {
     const std::uint64_t now = detail::ClockCalibration::epoch_ns();
     for (const Span& s : batch.spans) {
-        if (file_ != nullptr &&
+        if (file_.is_open() &&
             (file_bytes_ + buf_.size() >= max_bytes_ || (max_age_ns_ != 0 && now - opened_ns_ >= max_age_ns_))) {
             close_file();
         }
-        if (file_ == nullptr) open_file(now);
+        if (!file_.is_open()) open_file(now);
         const int mode = step_mode_of(s.site);
         const int pid = phase_pid(mode >= 0 ? std::string(s.name) : std::string(kScopePhase));
         declare(pid, s.tid);
@@ -204,11 +204,10 @@ void PythonTimelineBackend::on_spans(const SpanBatch& batch) {
 void PythonTimelineBackend::on_timeline_flush(const TimelineStatus& status) {
     status_ = status;
     write_out();
-    if (file_ != nullptr && std::fflush(file_) != 0) throw OutputError(io_error("cannot write", temp_path_, errno));
 }
 
 void PythonTimelineBackend::on_idle(std::uint64_t now_epoch_ns) {
-    if (file_ != nullptr && max_age_ns_ != 0 && now_epoch_ns - opened_ns_ >= max_age_ns_) close_file();
+    if (file_.is_open() && max_age_ns_ != 0 && now_epoch_ns - opened_ns_ >= max_age_ns_) close_file();
 }
 
 void PythonTimelineBackend::on_snapshot(const Snapshot& snapshot) { dropped_scopes_ = snapshot.dropped; }

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "ringprof/output_files.hpp"
 #include "ringprof/timeline_backend.hpp"
 #include "timeline_text.hpp"
 
@@ -24,8 +25,11 @@ namespace ringprof::backends {
 
 class PythonTimelineBackend : public TimelineBackend {
 public:
+    // A file always takes at least 4 KiB before it rotates (a limit of 0 once wrote a file per span).
+    static constexpr std::uint64_t kMinFileBytes = 4096;
+
     PythonTimelineBackend(std::uint64_t max_bytes, std::uint32_t max_seconds)
-        : max_bytes_(max_bytes), max_age_ns_(std::uint64_t{max_seconds} * 1000000000ull) {}
+        : max_bytes_(max_bytes > kMinFileBytes ? max_bytes : kMinFileBytes), max_age_ns_(std::uint64_t{max_seconds} * 1000000000ull) {}
     ~PythonTimelineBackend() override;
 
     const char* name() const override { return "pythontimeline"; }
@@ -60,7 +64,7 @@ private:
     std::unordered_map<std::uint32_t, std::string> thread_names_;
     NameCache names_;
 
-    std::FILE* file_ = nullptr;
+    OutputFile file_;  // never written by a forked child
     std::uint64_t opened_ns_ = 0;
     std::uint64_t file_bytes_ = 0;
     std::int64_t end_us_ = 0;  // the largest event end in the open file, absolute

@@ -1,4 +1,6 @@
-// The free functions of ringprof.hpp: they act on the current session, if any.
+// The free functions of ringprof.hpp: they act on the current session, if any. Each holds the
+// session for the length of the call (PinnedSession), so a call racing with the session's end
+// (another thread returning from main) completes or does nothing, and never hangs the exit.
 #include "ring_registry.hpp"
 #include "ringprof/ringprof.hpp"
 #include "session_impl.hpp"
@@ -25,12 +27,12 @@ bool is_enabled() noexcept {
 }
 
 void flush() {
-    if (Session* s = Session::current()) s->flush();
+    if (detail::PinnedSession s{}) s->flush();
 }
 
 std::vector<ThreadInfo> thread_drops() {
-    Session* s = Session::current();
-    if (s == nullptr) return {};
+    detail::PinnedSession s;
+    if (!s) return {};
     std::vector<ThreadInfo> threads = s->snapshot().threads;
     for (ThreadInfo& t : threads) t.tree = TimerNode{"root"};
     return threads;
@@ -38,8 +40,8 @@ std::vector<ThreadInfo> thread_drops() {
 
 std::uint64_t dropped_scopes() noexcept {
     try {
-        Session* s = Session::current();
-        return s == nullptr ? 0 : s->snapshot().dropped;
+        detail::PinnedSession s;
+        return !s ? 0 : s->snapshot().dropped;
     } catch (...) {
         return 0;
     }
@@ -60,8 +62,8 @@ void set_thread_name(std::string_view name) {
 
 void add_metadata(std::string_view key, std::string_view value) {
     detail::ensure_default_session();
-    Session* s = Session::current();
-    if (s == nullptr) return;
+    detail::PinnedSession s;
+    if (!s) return;
     s->add_metadata(key, value);
 }
 

@@ -6,6 +6,7 @@
 #include "ring_registry.hpp"
 #include "ring_room.hpp"
 #include "session_impl.hpp"
+#include "thread_role.hpp"
 
 namespace ringprof::detail {
 
@@ -74,6 +75,7 @@ void Drainer::run(const std::function<void(Drainer&)>& fn) {
         return;
     }
     std::unique_lock<std::mutex> lock(mutex_);
+    if (stopping_) return;  // nothing would run it: the caller raced with the session's end
     const std::uint64_t ticket = next_ticket_++;
     commands_.push_back(Command{&fn, ticket});
     ring_doorbell();
@@ -208,6 +210,7 @@ void Drainer::run_commands() {
 }
 
 void Drainer::loop() {
+    t_thread_role = ThreadRole::Drainer;
     auto sleep = kBusySleep;
     auto next_periodic = std::chrono::steady_clock::now() + std::chrono::milliseconds(periodic_ms_);
     for (;;) {

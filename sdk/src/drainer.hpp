@@ -45,7 +45,8 @@ public:
     void stop();
 
     // Runs `fn` on the drainer thread right after a full pass and waits for it to finish. From
-    // the drainer thread itself (a periodic task), runs it at once.
+    // the drainer thread itself (a periodic task), runs it at once. Once stop() has begun,
+    // returns without running it.
     void run(const std::function<void(Drainer&)>& fn);
 
     // For commands (drainer thread only).

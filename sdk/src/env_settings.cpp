@@ -1,7 +1,9 @@
 #include "env_settings.hpp"
 
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <string>
 
 namespace ringprof::detail {
 
@@ -16,16 +18,30 @@ void warn_env(const char* name, std::string_view value, std::string_view problem
                  value.data(), static_cast<int>(problem.size()), problem.data());
 }
 
-std::optional<std::uint64_t> env_unsigned(const char* name) {
+std::optional<std::uint64_t> env_unsigned(const char* name, std::uint64_t min, std::uint64_t max) {
     auto v = env_string(name);
     if (!v) return std::nullopt;
-    char* end = nullptr;
-    const unsigned long long n = std::strtoull(v->c_str(), &end, 10);
-    if (end == v->c_str() || *end != '\0' || (*v)[0] == '-') {
-        warn_env(name, *v, "expected a non-negative whole number");
+    std::uint64_t n = 0;
+    bool valid = true;
+    for (const char c : *v) {
+        if (c < '0' || c > '9') {
+            valid = false;
+            break;
+        }
+        const auto digit = static_cast<std::uint64_t>(c - '0');
+        if (n > (UINT64_MAX - digit) / 10) {
+            valid = false;  // beyond 64 bits
+            break;
+        }
+        n = n * 10 + digit;
+    }
+    if (!valid || n < min || n > max) {
+        warn_env(name, *v,
+                 "expected a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
+                     "; the default is kept");
         return std::nullopt;
     }
-    return static_cast<std::uint64_t>(n);
+    return n;
 }
 
 std::optional<bool> env_bool(const char* name) {

@@ -1,20 +1,48 @@
 #include "ringprof/output_files.hpp"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string>
 
 namespace ringprof {
 
 namespace {
-std::string describe(const std::string& what, const std::string& path, int err) {
-    return what + " '" + path + "': " + std::strerror(err);
+// This process's id, kept current across fork by a handler: OutputFile asks for every span
+// batch, and getpid() is a system call.
+std::atomic<pid_t> g_pid{0};
+
+void remember_pid_in_child() { g_pid.store(::getpid(), std::memory_order_relaxed); }
+
+pid_t current_pid() {
+    pid_t pid = g_pid.load(std::memory_order_relaxed);
+    if (pid != 0) return pid;
+    static std::once_flag registered;
+    std::call_once(registered, [] { ::pthread_atfork(nullptr, nullptr, remember_pid_in_child); });
+    pid = ::getpid();
+    g_pid.store(pid, std::memory_order_relaxed);
+    return pid;
 }
 }  // namespace
+
+std::string folder_of(const std::string& path) {
+    const std::size_t slash = path.find_last_of('/');
+    if (slash == std::string::npos) return ".";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
+}
+
+OutputError output_error(const std::string& what, const std::string& path, int err) {
+    const std::string reason = std::strerror(err != 0 ? err : EIO);
+    return OutputError(what + " '" + path + "': " + reason, folder_of(path), reason);
+}
 
 void ensure_output_dir(const std::string& dir) {
     if (dir.empty()) return;
@@ -25,36 +53,77 @@ void ensure_output_dir(const std::string& dir) {
         partial = dir.substr(0, pos);
         if (partial.empty()) continue;
         if (::mkdir(partial.c_str(), 0777) != 0 && errno != EEXIST) {
-            throw OutputError(describe("cannot create output folder", partial, errno));
+            throw output_error("cannot create output folder", partial, errno);
         }
     }
     struct stat st{};
-    if (::stat(dir.c_str(), &st) != 0) throw OutputError(describe("cannot use output folder", dir, errno));
-    if (!S_ISDIR(st.st_mode)) throw OutputError("cannot use output folder '" + dir + "': not a folder");
+    if (::stat(dir.c_str(), &st) != 0) {
+        const int err = errno;
+        const std::string reason = std::strerror(err);
+        throw OutputError("cannot use output folder '" + dir + "': " + reason, dir, reason);
+    }
+    if (!S_ISDIR(st.st_mode)) throw OutputError("cannot use output folder '" + dir + "': not a folder", dir, "not a folder");
     if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-        throw OutputError(describe("cannot write into output folder", dir, errno));
+        const std::string reason = std::strerror(errno);
+        throw OutputError("cannot write into output folder '" + dir + "': " + reason, dir, reason);
     }
 }
 
 void write_file_atomically(const std::string& path, std::string_view content) {
-    const std::string tmp = path + ".tmp";
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (f == nullptr) throw OutputError(describe("cannot create", tmp, errno));
-    const std::size_t written = std::fwrite(content.data(), 1, content.size(), f);
-    const int write_errno = errno;
-    const bool flushed = std::fflush(f) == 0;
-    const int flush_errno = errno;
-    if (std::fclose(f) != 0 || written != content.size() || !flushed) {
-        const int err = written != content.size() ? write_errno : (!flushed ? flush_errno : errno);
-        std::remove(tmp.c_str());
-        throw OutputError(describe("cannot write", path, err != 0 ? err : EIO) +
-                          " (the previous version, if any, is kept)");
+    const std::string tmp = path + "." + std::to_string(::getpid()) + ".tmp";
+    OutputFile f;
+    f.open(tmp);
+    try {
+        f.write(content);
+        f.close();
+    } catch (const OutputError& e) {
+        ::unlink(tmp.c_str());
+        throw OutputError(std::string(e.what()) + " (the previous version of '" + path + "', if any, is kept)",
+                          e.folder(), e.reason());
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
         const int err = errno;
-        std::remove(tmp.c_str());
-        throw OutputError(describe("cannot replace", path, err));
+        ::unlink(tmp.c_str());
+        throw output_error("cannot replace", path, err);
     }
+}
+
+// ---------------------------------------------------------------- OutputFile
+
+OutputFile::~OutputFile() {
+    if (fd_ >= 0) ::close(fd_);  // in a forked child this closes only the child's copy
+}
+
+void OutputFile::open(const std::string& path) {
+    if (fd_ >= 0) ::close(fd_);
+    path_ = path;
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw output_error("cannot create", path, errno);
+    owner_ = current_pid();
+}
+
+bool OutputFile::is_open() const { return fd_ >= 0 && owner_ == current_pid(); }
+
+void OutputFile::write(std::string_view data) {
+    if (!is_open()) return;
+    while (!data.empty()) {
+        const ssize_t n = ::write(fd_, data.data(), data.size());
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw output_error("cannot write", path_, n < 0 ? errno : EIO);
+        data.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
+void OutputFile::close() {
+    if (fd_ < 0) return;
+    const int fd = fd_;
+    fd_ = -1;
+    if (owner_ != current_pid()) {
+        ::close(fd);
+        return;
+    }
+    // On network file systems a failed write may only show here.
+    if (::close(fd) != 0 && errno != EINTR) throw output_error("cannot write", path_, errno);
 }
 
 }  // namespace ringprof

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -21,6 +22,7 @@
 #include "ringprof/output_files.hpp"
 #include "ringprof/version.hpp"
 #include "session_impl.hpp"
+#include "thread_role.hpp"
 
 namespace ringprof {
 
@@ -30,7 +32,12 @@ namespace {
 std::mutex* g_mutex = new std::mutex();        // guards the pointers below
 std::mutex* g_start_mutex = new std::mutex();  // serializes starting the default session
 Session* g_current = nullptr;
+SessionImpl* g_current_impl = nullptr;  // g_current's, for PinnedSession
 Session* g_default = nullptr;
+// Signalled when a session's last pin goes; replaced in a forked child, like the mutexes.
+std::condition_variable* g_unpinned = new std::condition_variable();
+// The exit handler has run: no default session starts again in this process.
+bool g_exiting = false;  // guarded by g_start_mutex
 std::optional<Config> g_child_config;  // set in a forked child: the parent's settings
 std::atomic<std::uint64_t> g_ring_capacity{std::uint64_t{1} << 16};
 std::atomic<std::uint64_t (*)()> g_custom_clock{nullptr};
@@ -44,12 +51,19 @@ std::string host_name() {
 
 std::string seconds_string(std::uint64_t epoch_ns) { return std::to_string(epoch_ns / 1000000000ull); }
 
+// A snapshot waits for the timeline writer, so a call that needs the drainer cannot be made
+// from the writer (a backend's on_spans): such calls do nothing there.
+bool on_timeline_writer() { return detail::t_thread_role == detail::ThreadRole::TimelineWriter; }
+
 std::uint8_t recording_state(const Config& c) {
     if (!c.start_enabled) return detail::kOff;
     return c.custom_clock != nullptr ? detail::kSlow : detail::kOn;
 }
 
 void stop_default_session_at_exit() {
+    // Taken first: a thread starting the default session right now finishes before we look.
+    std::lock_guard<std::mutex> starting(*g_start_mutex);
+    g_exiting = true;
     Session* s = nullptr;
     {
         std::lock_guard<std::mutex> lock(*g_mutex);
@@ -63,8 +77,10 @@ void after_fork_in_child() {
     // Only this thread exists now; locks other threads held are abandoned with their owners.
     detail::keep_abandoned(g_mutex);
     detail::keep_abandoned(g_start_mutex);
+    detail::keep_abandoned(g_unpinned);
     g_mutex = new std::mutex();
     g_start_mutex = new std::mutex();
+    g_unpinned = new std::condition_variable();
     const std::uint8_t state = detail::g_state.load(std::memory_order_relaxed);
     if (g_current != nullptr) {
         Config c = g_current->config();
@@ -74,6 +90,7 @@ void after_fork_in_child() {
         // its destructor, if it ever runs here, sees another pid and does nothing.
         detail::keep_abandoned(g_default);
         g_current = nullptr;
+        g_current_impl = nullptr;
         g_default = nullptr;
     }
     detail::RingRegistry::reset_after_fork();
@@ -98,6 +115,12 @@ std::uint64_t ring_capacity_for_new_threads() { return g_ring_capacity.load(std:
 
 void ensure_default_session() {
     std::lock_guard<std::mutex> starting(*g_start_mutex);
+    if (g_exiting) {
+        // After the exit handler: markers and API calls are no-ops from now on.
+        std::uint8_t expected = kNotStarted;
+        g_state.compare_exchange_strong(expected, kOff);
+        return;
+    }
     {
         std::lock_guard<std::mutex> lock(*g_mutex);
         if (g_current != nullptr || g_state.load(std::memory_order_relaxed) != kNotStarted) return;
@@ -118,12 +141,27 @@ std::uint64_t slow_ticks() noexcept {
     return custom != nullptr ? custom() : read_ticks();
 }
 
+PinnedSession::PinnedSession() {
+    std::lock_guard<std::mutex> lock(*g_mutex);
+    if (g_current == nullptr || g_current_impl == nullptr) return;  // none, or not started yet
+    session_ = g_current;
+    impl_ = g_current_impl;
+    ++impl_->pins;
+}
+
+PinnedSession::~PinnedSession() {
+    if (impl_ == nullptr) return;
+    std::lock_guard<std::mutex> lock(*g_mutex);
+    if (--impl_->pins == 0) g_unpinned->notify_all();
+}
+
 }  // namespace detail
 
 // ---------------------------------------------------------------- SessionImpl
 
 SessionImpl::SessionImpl(Config c)
     : config(std::move(c)),
+      problems(config.output_dir),
       clock(config.custom_clock != nullptr
                 ? detail::ClockCalibration(config.custom_clock, config.custom_clock_seconds_per_tick)
                 : detail::ClockCalibration()),
@@ -138,6 +176,8 @@ SessionImpl::SessionImpl(Config c)
     backends = backends::make_builtin_backends(config);
     timeline = std::make_unique<detail::TimelineWriter>(
         clock, detail::TimelineOptions{config.timeline_min_ns, config.timeline_max_depth, config.timeline_queue_spans});
+    timeline->set_problem_reporter(
+        [this](const Backend& b, const char* stage, const std::exception& e) { report(b, stage, e); });
 }
 
 SessionImpl::~SessionImpl() {
@@ -150,8 +190,9 @@ void SessionImpl::start() {
     try {
         ensure_output_dir(run.output_dir);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "ringprof: %s; recording continues, but files will not be written\n", e.what());
+        problems.report("", "start", e);
     }
+    run.run_id = run_claim.claim(run.output_dir, run.run_id);
     for (auto& b : backends) {
         try {
             b->on_start(run);
@@ -180,6 +221,7 @@ void SessionImpl::stop() {
             report(*b, "close", e);
         }
     }
+    run_claim.release();
 }
 
 Snapshot SessionImpl::make_snapshot(bool final) {
@@ -239,12 +281,7 @@ void SessionImpl::attach_spans(Backend* backend) {
 }
 
 void SessionImpl::report(const Backend& backend, const char* stage, const std::exception& e) {
-    std::string message = std::string(backend.name()) + " (" + stage + "): " + e.what();
-    for (const std::string& seen : last_errors_) {
-        if (seen == message) return;
-    }
-    last_errors_.push_back(message);
-    std::fprintf(stderr, "ringprof: backend %s; the data collected so far is kept\n", message.c_str());
+    problems.report(backend.name(), stage, e);
 }
 
 // ---------------------------------------------------------------- Session
@@ -269,6 +306,11 @@ Session::Session(Config config) {
     detail::set_full_ring_policy(impl_->config.on_full);
     g_custom_clock.store(impl_->config.custom_clock, std::memory_order_relaxed);
     impl_->start();
+    {
+        // From here API calls reach the session (its drainer runs).
+        std::lock_guard<std::mutex> lock(*g_mutex);
+        g_current_impl = impl_.get();
+    }
     detail::g_state.store(recording_state(impl_->config), std::memory_order_release);
 }
 
@@ -278,28 +320,42 @@ Session::~Session() {
         return;
     }
     detail::g_state.store(detail::kOff, std::memory_order_release);
+    {
+        // No new API call finds this session; the ones under way finish first (they only
+        // wait for the drainer, which is still running).
+        std::unique_lock<std::mutex> lock(*g_mutex);
+        if (g_current == this) {
+            g_current = nullptr;
+            g_current_impl = nullptr;
+        }
+        g_unpinned->wait(lock, [&] { return impl_->pins == 0; });
+    }
     impl_->stop();
-    std::lock_guard<std::mutex> lock(*g_mutex);
-    if (g_current == this) g_current = nullptr;
 }
 
 void Session::flush() {
+    // From a backend callback: the snapshot being written (drainer) or the spans being
+    // delivered (writer, which a snapshot waits for) already are the flush; waiting would
+    // recurse or deadlock.
+    if (detail::t_thread_role != detail::ThreadRole::User) return;
     impl_->drainer.run([this](detail::Drainer&) { impl_->write_snapshot(false); });
 }
 
 Snapshot Session::snapshot() {
     Snapshot s;
+    if (on_timeline_writer()) return s;
     impl_->drainer.run([&](detail::Drainer&) { s = impl_->make_snapshot(false); });
     return s;
 }
 
 void Session::add_backend(std::unique_ptr<Backend> backend) {
     Backend* b = backend.get();
+    if (on_timeline_writer()) return;
     impl_->drainer.run([&](detail::Drainer&) {
         try {
             b->on_start(impl_->run);
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "ringprof: backend %s (start): %s\n", b->name(), e.what());
+            impl_->problems.report(b->name(), "start", e);
         }
         impl_->backends.push_back(std::move(backend));
         impl_->attach_spans(b);
@@ -307,6 +363,7 @@ void Session::add_backend(std::unique_ptr<Backend> backend) {
 }
 
 void Session::add_metadata(std::string_view key, std::string_view value) {
+    if (on_timeline_writer()) return;
     std::string k(key);
     const std::string v(value);
     if (detail::is_reserved_metadata_key(k)) {
@@ -322,6 +379,7 @@ void Session::add_metadata(std::string_view key, std::string_view value) {
 
 TimerTree Session::take_tree() {
     TimerTree tree;
+    if (on_timeline_writer()) return tree;
     impl_->drainer.run([&](detail::Drainer& d) {
         tree = impl_->make_snapshot(false).tree;
         d.reset_aggregates();
@@ -331,6 +389,7 @@ TimerTree Session::take_tree() {
 }
 
 void Session::graft(const Context& context, std::string_view graft_path, const TimerTree& tree) {
+    if (on_timeline_writer()) return;
     const std::string path(graft_path);
     impl_->drainer.run([&](detail::Drainer& d) { d.aggregator().add_graft(context.id, path, tree); });
 }

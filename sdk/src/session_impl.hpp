@@ -11,6 +11,8 @@
 #include "clock_calibration.hpp"
 #include "drainer.hpp"
 #include "drop_report.hpp"
+#include "output_problems.hpp"
+#include "run_claim.hpp"
 #include "ringprof/session.hpp"
 #include "timeline_writer.hpp"
 
@@ -32,6 +34,7 @@ public:
     void attach_spans(Backend* backend);
 
     Config config;
+    detail::OutputProblems problems;  // every failure of an output, said once
     RunInfo run;
     detail::ClockCalibration clock;
     detail::Drainer drainer;
@@ -40,14 +43,15 @@ public:
     // it stops before they are destroyed.
     std::unique_ptr<detail::TimelineWriter> timeline;
     pid_t owner_pid;
+    detail::RunClaim run_claim;  // keeps run.run_id this process's alone in the output folder
     std::uint64_t reset_ticks;
     std::uint64_t marker_cost_ticks = 0;  // one Begin+End pair, measured at start  // the root's total counts from here (start, or the last take)
     bool stopped = false;
     detail::DropReport drop_report;  // drainer thread only
+    int pins = 0;  // API calls using this session now (guarded by the session mutex)
 
 private:
     void report(const Backend& backend, const char* stage, const std::exception& e);
-    std::vector<std::string> last_errors_;  // per backend, so a repeating failure is said once
 };
 
 namespace detail {
@@ -58,6 +62,24 @@ std::mutex& session_mutex();
 void ensure_default_session();
 // Ring capacity (events) for threads registering now.
 std::uint64_t ring_capacity_for_new_threads();
+
+// The current session, kept alive for the duration of one API call. A session being destroyed
+// first stops being current, then waits until no call holds it: a call racing with shutdown
+// either completes on a live session or finds none and does nothing.
+class PinnedSession {
+public:
+    PinnedSession();
+    ~PinnedSession();
+    PinnedSession(const PinnedSession&) = delete;
+    PinnedSession& operator=(const PinnedSession&) = delete;
+    Session* get() const { return session_; }
+    Session* operator->() const { return session_; }
+    explicit operator bool() const { return session_ != nullptr; }
+
+private:
+    Session* session_ = nullptr;
+    SessionImpl* impl_ = nullptr;
+};
 
 }  // namespace detail
 }  // namespace ringprof

@@ -7,6 +7,7 @@
 
 #include "ring_room.hpp"
 #include "ringprof/detail/recorder.hpp"
+#include "thread_role.hpp"
 #include "timeline_records.hpp"
 
 namespace ringprof::detail {
@@ -167,6 +168,10 @@ void TimelineWriter::guarded(const Sink& s, const char* stage, const std::functi
     try {
         fn();
     } catch (const std::exception& e) {
+        if (reporter_) {
+            reporter_(*s.backend, stage, e);
+            return;
+        }
         std::string message = std::string(s.backend->name()) + " (" + stage + "): " + e.what();
         if (std::find(errors_.begin(), errors_.end(), message) != errors_.end()) return;
         errors_.push_back(message);
@@ -246,6 +251,7 @@ void TimelineWriter::process(Item& item) {
 }
 
 void TimelineWriter::loop() {
+    t_thread_role = ThreadRole::TimelineWriter;
     auto poll = std::chrono::duration_cast<std::chrono::microseconds>(kMinPoll);
     auto last_tick = std::chrono::steady_clock::now();
     for (;;) {

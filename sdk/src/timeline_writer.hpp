@@ -89,6 +89,10 @@ public:
     // Drainer thread.
     Hold hold();
 
+    // Where backend failures are reported (before start); unset: on stderr, once per message.
+    using ProblemReporter = std::function<void(const Backend&, const char* stage, const std::exception&)>;
+    void set_problem_reporter(ProblemReporter reporter) { reporter_ = std::move(reporter); }
+
     std::uint64_t dropped_spans() const { return dropped_.load(std::memory_order_relaxed); }
     std::uint64_t filtered_spans() const { return filtered_.load(std::memory_order_relaxed); }
 
@@ -144,6 +148,7 @@ private:
     // Writer side state.
     std::vector<Sink> sinks_;
     std::vector<std::string> errors_;
+    ProblemReporter reporter_;
     StepIntervals steps_;
     std::vector<RawSpan> pending_;        // held back until the step horizon passes them
     SpanBatch batch_;

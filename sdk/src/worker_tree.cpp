@@ -49,16 +49,16 @@ std::size_t read_all(int fd, void* data, std::size_t n) {
 
 std::string take_worker_tree() {
     detail::ensure_default_session();
-    Session* s = Session::current();
-    if (s == nullptr) return {};
+    detail::PinnedSession s;
+    if (!s) return {};
     return write_timers_json(s->take_tree(), TimersFormat::Dict);
 }
 
 void merge_worker_tree(std::string_view timers_json, std::string_view graft_path) {
     const TimerTree tree = parse_timers_json(timers_json, "worker tree");
     detail::ensure_default_session();
-    Session* s = Session::current();
-    if (s == nullptr) return;
+    detail::PinnedSession s;
+    if (!s) return;
     s->graft(current_context(), graft_path, tree);
 }
 

@@ -27,7 +27,8 @@ struct Config {
     std::string run_id;
     // The most ring memory one recording thread may hold, rounded up to a power of two of
     // 16-byte events and capped at 1 GiB. Every thread starts with 16 KiB; only threads that fill
-    // it grow (4 MiB, then x4 up to this). Env: RINGPROF_RING_BYTES.
+    // it grow (4 MiB, then x4 up to this). Env: RINGPROF_RING_BYTES
+    // (1024 to 4294967296).
     std::size_t ring_bytes = std::size_t{16} << 20;
     // Record from the start; otherwise wait for ringprof::enable(). Env: RINGPROF_ENABLED=0|1.
     bool start_enabled = true;
@@ -37,7 +38,7 @@ struct Config {
     // Form of <run_id>_timers.json. Env: RINGPROF_TIMERS_FORMAT=list|dict.
     TimersFormat timers_format = TimersFormat::List;
     // Write a snapshot every this many milliseconds while running (0: only at flush and exit).
-    // Env: RINGPROF_FLUSH_INTERVAL_MS.
+    // Env: RINGPROF_FLUSH_INTERVAL_MS (0 to 86400000).
     std::uint32_t flush_interval_ms = 0;
     // Subtract the measured cost of a marker from each parent's self time. Env:
     // RINGPROF_SUBTRACT_OVERHEAD=0|1.
@@ -56,16 +57,20 @@ struct Config {
     std::string effective_run_id() const;
 
     // ---- timelines (pythontimeline, trace): the aggregates always see every scope ----
-    // Scopes shorter than this stay out of the timelines. Env: RINGPROF_TIMELINE_MIN_NS.
+    // Scopes shorter than this stay out of the timelines. Env: RINGPROF_TIMELINE_MIN_NS (0 to an
+    // hour, 3600000000000).
     std::uint64_t timeline_min_ns = 0;
     // Only the outermost this many levels of scopes go to the timelines (0: every level), so a
-    // hot loop of tiny nested scopes can run with the timeline on. Env: RINGPROF_TIMELINE_MAX_DEPTH.
+    // hot loop of tiny nested scopes can run with the timeline on. Env: RINGPROF_TIMELINE_MAX_DEPTH
+    // (0 to 1000000).
     std::uint32_t timeline_max_depth = 0;
     // Spans in flight to the timeline writer; beyond it they are dropped and counted
-    // ("timeline_dropped_spans"). About 48 bytes each. Env: RINGPROF_TIMELINE_QUEUE_SPANS.
+    // ("timeline_dropped_spans"). About 48 bytes each. Env: RINGPROF_TIMELINE_QUEUE_SPANS (16 to
+    // 67108864).
     std::size_t timeline_queue_spans = std::size_t{1} << 20;
     // pythontimeline files rotate when larger than this or older than that (smdebug's defaults).
-    // Env: RINGPROF_PYTHONTIMELINE_MAX_BYTES, RINGPROF_PYTHONTIMELINE_MAX_SECONDS.
+    // Env: RINGPROF_PYTHONTIMELINE_MAX_BYTES (65536 to 2^40; set here, anything below 4096 acts as
+    // 4096), RINGPROF_PYTHONTIMELINE_MAX_SECONDS (0 to 604800; 0: no age limit).
     std::uint64_t pythontimeline_max_bytes = std::uint64_t{10} << 20;
     std::uint32_t pythontimeline_max_seconds = 60;
 

@@ -3,7 +3,10 @@
 // Errors throw OutputError with a message naming the path and the problem.
 #pragma once
 
+#include <sys/types.h>
+
 #include <stdexcept>
+#include <utility>
 #include <string>
 #include <string_view>
 
@@ -12,12 +15,57 @@ namespace ringprof {
 class OutputError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+    // A problem with a file or folder inside `folder`; `reason` says what is wrong there (the
+    // system's words, e.g. "Permission denied"), so that one problem of one folder can be
+    // reported once however many files it hits.
+    OutputError(const std::string& message, std::string folder, std::string reason)
+        : std::runtime_error(message), folder_(std::move(folder)), reason_(std::move(reason)) {}
+    const std::string& folder() const { return folder_; }
+    const std::string& reason() const { return reason_; }
+
+private:
+    std::string folder_;
+    std::string reason_;
 };
 
 // Creates `dir` and its parents if missing, and checks that files can be created in it.
 void ensure_output_dir(const std::string& dir);
 
-// Replaces `path` with `content` atomically (write "<path>.tmp", flush, rename).
+// Replaces `path` with `content` atomically (write "<path>.<pid>.tmp", rename). The temporary
+// name is the writing process's own, so processes sharing a folder never write into one file.
 void write_file_atomically(const std::string& path, std::string_view content);
+
+// An output file written by exactly one process: the one that opened it. After fork() the
+// child holds a copy of the descriptor but never writes through it, and nothing is buffered
+// where exit() could flush it (no FILE*, no ofstream: bytes go straight to write()), so a
+// child that exits, execs or keeps running cannot add a byte to its parent's file. The
+// descriptor is close-on-exec.
+class OutputFile {
+public:
+    OutputFile() = default;
+    ~OutputFile();  // closes the descriptor without reporting errors
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+
+    // Creates or truncates `path` for writing; throws OutputError.
+    void open(const std::string& path);
+    // Open and owned by this process (false in a forked child for its parent's file).
+    bool is_open() const;
+    // Writes all of `data`; throws OutputError. Does nothing in a process that does not own it.
+    void write(std::string_view data);
+    // Closes the file; throws OutputError if the system reports a failed write.
+    void close();
+    const std::string& path() const { return path_; }
+
+private:
+    int fd_ = -1;
+    pid_t owner_ = 0;
+    std::string path_;
+};
+
+// The folder part of `path` ("." when it has none).
+std::string folder_of(const std::string& path);
+// An OutputError for `what` ("cannot create", ...) on `path`, with errno `err`.
+OutputError output_error(const std::string& what, const std::string& path, int err);
 
 }  // namespace ringprof

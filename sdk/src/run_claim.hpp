@@ -1,0 +1,39 @@
+// Claims a run id in an output folder for one process. Processes launched with one environment
+// (ranks sharing RINGPROF_RUN_ID) would otherwise write the same file names and corrupt each
+// other's outputs: the first to claim keeps the run id, the others write as "<run_id>_<pid>".
+//
+// The claim is a lock on "<output_dir>/.<run_id>.ringprof_claim" (a POSIX record lock: the
+// system releases it when the process dies, it is not inherited by a forked child, and it works
+// on network file systems), so a crashed run leaves no claim behind.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace ringprof::detail {
+
+class RunClaim {
+public:
+    RunClaim() = default;
+    ~RunClaim();  // releases the claim (only in the process that made it)
+    RunClaim(const RunClaim&) = delete;
+    RunClaim& operator=(const RunClaim&) = delete;
+
+    // Claims `run_id` in `dir` and returns it, or, if another live process holds it, claims
+    // and returns "<run_id>_<pid>" after one message on stderr. When claiming is impossible
+    // (no folder, no locks), returns `run_id` unchanged: the folder's problem is reported
+    // elsewhere.
+    std::string claim(const std::string& dir, const std::string& run_id);
+    void release();
+
+private:
+    enum class Outcome { Claimed, Taken, Unavailable };
+    Outcome try_claim(const std::string& path);
+
+    int fd_ = -1;
+    pid_t owner_ = 0;
+    std::string path_;
+};
+
+}  // namespace ringprof::detail

@@ -1,0 +1,139 @@
+// Processes sharing a run id (ranks launched with one RINGPROF_RUN_ID) never corrupt each
+// other's files: the first keeps the run id, each other writes as "<run_id>_<pid>", and says so
+// in one message.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bounded_process.hpp"
+#include "ringprof/ringprof.hpp"
+#include "ringprof/timers_json.hpp"
+#include "temp_dir.hpp"
+
+namespace ringprof::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kRanks = 4;
+const char* const kRankScopes[kRanks] = {"rank_0", "rank_1", "rank_2", "rank_3"};
+
+void rank_work(int rank) {
+    for (long i = 0; i < scaled(20000); ++i) {
+        switch (rank) {
+            case 0: { PROF_SCOPE("rank_0"); break; }
+            case 1: { PROF_SCOPE("rank_1"); break; }
+            case 2: { PROF_SCOPE("rank_2"); break; }
+            default: { PROF_SCOPE("rank_3"); break; }
+        }
+    }
+}
+
+// Four processes start together with one environment and overlap for their whole run.
+int launch_ranks(const std::string& dir) {
+    set_env("RINGPROF_OUTPUT_DIR", dir);
+    set_env("RINGPROF_RUN_ID", "shared");
+    int go[2];
+    if (::pipe(go) != 0) return 10;
+    for (int rank = 0; rank < kRanks; ++rank) {
+        if (::fork() == 0) {
+            ::close(go[1]);
+            char c;
+            while (::read(go[0], &c, 1) > 0) {
+            }
+            rank_work(rank);
+            ringprof::flush();
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));  // all still running
+            rank_work(rank);
+            std::exit(0);
+        }
+    }
+    ::close(go[1]);  // starts them all at once
+    int failed = 0;
+    for (int rank = 0; rank < kRanks; ++rank) {
+        int status = 0;
+        if (::wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+    }
+    return failed;
+}
+
+int count_lines_with(const std::string& text, const std::string& what) {
+    int n = 0;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        if (text.substr(start, end - start).find(what) != std::string::npos) ++n;
+        start = end + 1;
+    }
+    return n;
+}
+
+TEST(SharedRunId, ProcessesSharingARunIdWriteDistinctWholeFiles) {
+    TempDir dir;
+    const std::string err_path = dir.str() + "/../SharedRunId_stderr.txt";
+    const Outcome o = run_bounded([&] { return launch_ranks(dir.str()); }, err_path);
+    const std::string err = read_text(err_path);
+    ASSERT_TRUE(o.finished);
+    ASSERT_EQ(o.exit_code, 0) << err;
+
+    std::set<std::string> ranks_seen;
+    int timers_files = 0;
+    for (const auto& e : fs::directory_iterator(dir.path())) {
+        const std::string name = e.path().filename().string();
+        EXPECT_EQ(name.find(".tmp"), std::string::npos) << "left behind: " << name;
+        EXPECT_EQ(name.find("ringprof_claim"), std::string::npos) << "claims are removed at the end: " << name;
+        const std::string suffix = "_timers.json";
+        if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+        ++timers_files;
+        SCOPED_TRACE(name);
+        const std::string run_id = name.substr(0, name.size() - suffix.size());
+        EXPECT_TRUE(run_id == "shared" || run_id.rfind("shared_", 0) == 0) << run_id;
+        const TimerTree tree = load_timers_json(e.path().string());
+        int own = 0;
+        for (const char* scope : kRankScopes) {
+            if (const TimerNode* n = tree.root.find(scope)) {
+                ++own;
+                ranks_seen.insert(scope);
+                EXPECT_EQ(n->count, static_cast<std::uint64_t>(2 * scaled(20000))) << scope;
+            }
+        }
+        EXPECT_EQ(own, 1) << "each file holds exactly one process's timers";
+        const std::string stats = read_text(dir.path() / (run_id + "_stats.json"));
+        simdjson::dom::parser parser;
+        simdjson::dom::element doc;
+        EXPECT_EQ(parser.parse(stats).get(doc), simdjson::SUCCESS) << run_id << "_stats.json is not whole";
+        EXPECT_TRUE(fs::exists(dir.path() / (run_id + "_trace.json.gz")));
+    }
+    EXPECT_EQ(timers_files, kRanks);
+    EXPECT_EQ(ranks_seen.size(), static_cast<std::size_t>(kRanks));
+    EXPECT_EQ(count_lines_with(err, "run id 'shared' is in use"), kRanks - 1) << err;
+    EXPECT_EQ(count_lines_with(err, "ringprof"), kRanks - 1) << err;
+    fs::remove(err_path);
+}
+
+TEST(SharedRunId, ARunIdIsFreeAgainOnceItsProcessHasEnded) {
+    TempDir dir;
+    for (int run = 0; run < 2; ++run) {
+        const Outcome o = run_bounded([&] {
+            set_env("RINGPROF_OUTPUT_DIR", dir.str());
+            set_env("RINGPROF_RUN_ID", "again");
+            { PROF_SCOPE("once"); }
+            return 0;
+        });
+        ASSERT_TRUE(o.finished);
+    }
+    int timers_files = 0;
+    for (const auto& e : fs::directory_iterator(dir.path())) {
+        timers_files += e.path().filename().string().find("_timers.json") != std::string::npos ? 1 : 0;
+    }
+    EXPECT_EQ(timers_files, 1) << "a later run with the same id replaces the earlier one's files";
+    EXPECT_TRUE(fs::exists(dir.path() / "again_timers.json"));
+}
+
+}  // namespace
+}  // namespace ringprof::testing
