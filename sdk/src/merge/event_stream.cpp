@@ -95,7 +95,10 @@ void EventStream::scan_value() {
                 }
                 ++pos_;
                 if (c == '{' || c == '[') {
-                    if (depth == sizeof stack) fail("nesting too deep");
+                    if (depth == sizeof stack) {
+                        --pos_;  // name the bracket that goes too deep
+                        fail("a value nested deeper than 256 levels");
+                    }
                     stack[depth++] = c;
                 } else if (c == '}' || c == ']') {
                     if (depth == 0 || stack[depth - 1] != (c == '}' ? '{' : '[')) fail("mismatched bracket");
@@ -160,9 +163,9 @@ bool EventStream::next(std::string_view& element) {
                     c = peek_nonspace();
                 }
                 if (c < 0) fail("file is empty");
+                if (c != '[' && c != '{') not_a_trace("not a JSON array or object");
                 ++pos_;
                 if (c == '[') { array_seen_ = true; state_ = State::in_array; break; }
-                if (c != '{') not_a_trace("not a JSON array or object");
                 object_form_ = true;
                 state_ = State::object_key;
                 break;

@@ -97,9 +97,13 @@ private:
         if (c == '-' || is_digit(c)) return number();
         for (std::string_view word : {std::string_view("true"), std::string_view("false"), std::string_view("null")}) {
             if (c == word[0]) {
+                const std::size_t start = p_;
                 for (char w : word) {
                     if (at_end()) return failed("the input ends inside a literal (truncated?)");
-                    if (s_[p_] != w) return failed("not a JSON value (a misspelt true, false or null?)");
+                    if (s_[p_] != w) {
+                        p_ = start;  // the value that is wrong, not the letter where it went wrong
+                        return failed("not a JSON value (a misspelt true, false or null?)");
+                    }
                     ++p_;
                 }
                 return true;
