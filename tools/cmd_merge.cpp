@@ -97,9 +97,10 @@ int run(int argc, char** argv) {
     try {
         r = start ? merger.merge_timeline(*start, *end, unit) : merger.merge_all();
     } catch (const MergeError& e) {
-        report(kName, e.what());
         const bool bad_range = std::strstr(e.what(), "before start") || std::strstr(e.what(), "must be after");
-        return bad_range ? kExitUsage : kExitFailed;
+        if (bad_range) return usage_error(e.what());
+        report(kName, e.what());
+        return kExitFailed;
     }
     for (const auto& s : r.skipped) report(kName, "skipped " + s.path + ": " + s.reason);
     for (const auto& n : r.notes) report(kName, "warning: " + n);

@@ -115,7 +115,7 @@ TEST(TraceInput, BadInputsNameTheFileAndTheProblem) {
     expect_error(write_plain("bad_event.json", R"([{"name": "a", "ph": "X", "ts": "soon", "dur": 1}])"),
                  "event #0 (X) lacks");
     expect_error(write_plain("bad_json_event.json", "[{\"name\": \"a\", \"ph\": \"X\", \"ts\": tru}]"),
-                 "invalid JSON in event #0: not a JSON value (a misspelt true, false or null?) (at byte 35)");
+                 "invalid JSON in event #0: not a JSON value (a misspelt true, false or null?) (at byte 32)");
     expect_error(write_plain("no_spans.json", R"([{"name": "c", "ph": "C", "ts": 1}])"), "no complete (X)");
 
     std::string gz = flame_test::read_text(write_gz("whole.json.gz", kTrace));

@@ -57,6 +57,17 @@ FlameProfile load_flame_profile(const std::string& path) {
     if (const std::string problem = trace::read_file_text(path, text); !problem.empty()) {
         throw FlameInputError(path + ": " + problem);
     }
+    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b) {
+        try {  // a gzip-compressed timers file
+            auto src = merge::gzip_source(merge::memory_source(text));
+            std::string plain;
+            char buf[1 << 16];
+            while (const std::size_t n = src->read(buf, sizeof buf)) plain.append(buf, n);
+            text = std::move(plain);
+        } catch (const merge::InputError& e) {
+            throw FlameInputError(path + ": " + e.what());
+        }
+    }
     const std::size_t first = text.find_first_not_of(" \t\r\n");
     if (first == std::string::npos) throw FlameInputError(path + ": the file is empty");
     if (text[first] != '{') throw FlameInputError(path + ": not a timers JSON or trace file: " + why);
