@@ -1,5 +1,6 @@
 // The bad-input corpus: every file in tests/badinput/corpus (plus a few generated ones too large
-// or too odd to keep: 100,000-deep nesting, a 4 MiB string, a directory, an unreadable file) is
+// or too odd to keep: 100,000-deep nesting, 300 nested spans, a 4 MiB string, a directory, an
+// unreadable file) is
 // given to every subcommand, and expectations.txt says, per file and subcommand, the exit code
 // and a fragment of the one-line message. Each run has a deadline: a hang fails, as does a crash.
 #include <fcntl.h>
@@ -127,6 +128,12 @@ void make_generated(const std::string& dir) {
     write_file(dir + "/deep_event_args_100000.json", e);
     write_file(dir + "/long_name_4MiB.json", "{\"name\": \"root\", \"total\": 1.0, \"count\": 1, \"children\": [{\"name\": \"" +
                                                  std::string(4 << 20, 'x') + "\", \"total\": 0.5, \"count\": 1}]}");
+    std::string spans = "[";  // 300 spans, each inside the one before, on one thread
+    for (int i = 0; i < 300; ++i) {
+        spans += std::string(i ? ",\n" : "") + "{\"name\": \"s\", \"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": " +
+                 std::to_string(i) + ", \"dur\": " + std::to_string(1000 - 2 * i) + "}";
+    }
+    write_file(dir + "/nested_spans_300.json", spans + "]");
     fs::create_directories(dir + "/a_directory.json");
     std::ifstream valid(kCorpus + "/valid_timers.json", std::ios::binary);
     write_file(dir + "/unreadable.json", std::string(std::istreambuf_iterator<char>(valid), {}));

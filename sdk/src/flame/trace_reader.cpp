@@ -13,8 +13,9 @@ namespace ringprof::flame_detail {
 namespace {
 
 // Nesting by time builds one tree level per enclosing span; the trees are walked recursively
-// (merging, drawing, freeing), so the depth is bounded as the timers reader bounds it.
-constexpr std::size_t kMaxNesting = 1000;
+// (merging, drawing, freeing), so the depth is bounded as the timers reader bounds it (256
+// levels; 1,000 overflowed the stack under ASan).
+constexpr std::size_t kMaxNesting = 256;
 
 struct Interval {
     double ts;   // microseconds
