@@ -68,12 +68,29 @@ test)
     configure_and_build "$build_root/asan" -DRINGPROF_SANITIZE=address,undefined \
         -DRINGPROF_BUILD_BENCH=OFF -DRINGPROF_BUILD_EXAMPLES=OFF
     RINGPROF_TEST_SCALE=10 RINGPROF_SKIP_BROWSER_TESTS=1 run_tests "$build_root/asan"
-    echo "== libFuzzer: the trace readers, for a bounded time"
+    echo "== libFuzzer: every reader, briefly (seeds in tests/fuzz/corpus/<target>/)"
     CXX=clang++ configure_and_build "$build_root/fuzz" -DRINGPROF_BUILD_FUZZ=ON -DRINGPROF_SANITIZE=address \
-        -DRINGPROF_BUILD_BENCH=OFF -DRINGPROF_BUILD_EXAMPLES=OFF -DRINGPROF_BUILD_TOOLS=OFF --target fuzz_trace_reader
-    mkdir -p "$build_root/fuzz/corpus"
-    "$build_root/fuzz/tests/fuzz/fuzz_trace_reader" -max_total_time="${RINGPROF_FUZZ_SECONDS:-60}" \
-        -rss_limit_mb=2048 "$build_root/fuzz/corpus"
+        -DRINGPROF_BUILD_BENCH=OFF -DRINGPROF_BUILD_EXAMPLES=OFF -DRINGPROF_BUILD_TOOLS=OFF --target fuzz_all
+    # 4 targets x 25 s keeps the step near 2 minutes; -timeout fails an input that hangs. New
+    # inputs go to a scratch copy so the seeds in the repository stay small. The log is kept and
+    # only a summary line per target is printed (the whole log, dictionary and all, on failure).
+    fuzz_failed=0
+    for target in fuzz_trace_reader fuzz_timers_json fuzz_stats_json fuzz_pythontimeline; do
+        work="$build_root/fuzz/work/$target"
+        rm -rf "$work" && mkdir -p "$work/corpus"
+        cp "$here/tests/fuzz/corpus/$target/"* "$work/corpus/"
+        if (cd "$work" && "$build_root/fuzz/tests/fuzz/$target" -max_total_time="${RINGPROF_FUZZ_SECONDS:-25}" \
+                -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 corpus >log.txt 2>&1); then
+            runs=$(grep -o 'Done [0-9]* runs' "$work/log.txt" | tail -1)
+            cov=$(grep -o 'cov: [0-9]*' "$work/log.txt" | tail -1)
+            echo "   $target: ok, ${runs:-no runs}, ${cov:-cov: ?}, corpus $(ls "$work/corpus" | wc -l) inputs"
+        else
+            echo "   $target: FAILED (log: $work/log.txt)"
+            grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$work/log.txt" | head -20
+            fuzz_failed=1
+        fi
+    done
+    [ "$fuzz_failed" -eq 0 ] || exit 1
     echo "== all test suites passed"
     ;;
 *)

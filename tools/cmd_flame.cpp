@@ -13,6 +13,8 @@ namespace {
 
 using namespace ringprof::cli;
 
+const char kName[] = "flame";
+const char kUsageLine[] = "usage: ringprof flame INPUT [-o OUT] [--format html|svg|folded]";
 const char kUsage[] =
     "usage: ringprof flame INPUT [-o OUT] [--format html|svg|folded]\n"
     "\n"
@@ -50,14 +52,13 @@ int run(int argc, char** argv) {
         const std::string arg = argv[i];
         auto value = [&](const char* what) -> const char* {
             if (i + 1 >= argc) {
-                std::fprintf(stderr, "ringprof flame: %s needs a value\n%s", what, kUsage);
+                usage_error(kName, kUsageLine, std::string(what) + " needs a value");
                 return nullptr;
             }
             return argv[++i];
         };
         if (arg == "-h" || arg == "--help") {
-            std::fputs(kUsage, stdout);
-            return kExitOk;
+            return write_stdout(kName, kUsage) ? kExitOk : kExitFailed;
         } else if (arg == "-o" || arg == "--output") {
             const char* v = value("-o");
             if (v == nullptr) return kExitUsage;
@@ -69,18 +70,15 @@ int run(int argc, char** argv) {
         } else if (arg.rfind("--format=", 0) == 0) {
             format = arg.substr(9);
         } else if (arg.size() > 1 && arg[0] == '-') {
-            std::fprintf(stderr, "ringprof flame: unknown option '%s'\n%s", arg.c_str(), kUsage);
-            return kExitUsage;
+            return usage_error(kName, kUsageLine, "unknown option '" + arg + "'");
         } else if (input.empty()) {
             input = arg;
         } else {
-            std::fprintf(stderr, "ringprof flame: one input only (got '%s' and '%s')\n", input.c_str(), arg.c_str());
-            return kExitUsage;
+            return usage_error(kName, kUsageLine, "one input only (got '" + input + "' and '" + arg + "')");
         }
     }
     if (input.empty()) {
-        std::fprintf(stderr, "ringprof flame: no input file\n%s", kUsage);
-        return kExitUsage;
+        return usage_error(kName, kUsageLine, "no input file given");
     }
     if (format.empty()) {
         format = ends_with(output, ".svg") ? "svg"
@@ -88,8 +86,7 @@ int run(int argc, char** argv) {
                                                                                 : "html";
     }
     if (format != "html" && format != "svg" && format != "folded") {
-        std::fprintf(stderr, "ringprof flame: unknown format '%s' (html, svg or folded)\n", format.c_str());
-        return kExitUsage;
+        return usage_error(kName, kUsageLine, "unknown format '" + format + "' (html, svg or folded)");
     }
     if (output.empty()) {
         output = stem_of(input) + (format == "html" ? "_flame.html" : format == "svg" ? "_flame.svg" : "_folded.txt");
@@ -108,27 +105,21 @@ int run(int argc, char** argv) {
             text = ringprof::render_folded(profile.merged);
         }
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "ringprof flame: %s\n", e.what());
+        report(kName, e.what());
         return kExitFailed;
     }
-    if (output == "-") {
-        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
-            std::fprintf(stderr, "ringprof flame: cannot write to standard output\n");
-            return kExitFailed;
-        }
-        return kExitOk;
-    }
+    if (output == "-") return write_stdout(kName, text) ? kExitOk : kExitFailed;
     try {
         ringprof::write_file_atomically(output, text);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "ringprof flame: %s\n", e.what());
+        report(kName, e.what());
         return kExitFailed;
     }
-    std::fprintf(stderr, "ringprof flame: wrote %s\n", output.c_str());
+    report(kName, "wrote " + output);
     return kExitOk;
 }
 
-const ringprof::cli::Command command{"flame", "draw a flame graph (HTML, SVG or folded stacks) from a saved profile",
-                                     &run};
+const ringprof::cli::Command command{kName, "draw a flame graph (HTML, SVG or folded stacks) from a saved profile",
+                                     kUsageLine, &run};
 
 }  // namespace

@@ -14,6 +14,9 @@
 namespace ringprof::cli {
 namespace {
 
+constexpr const char* kName = "merge";
+constexpr const char* kUsageLine =
+    "usage: ringprof merge PATH [--suffix S ...] [--start A --end B] [--unit time|step] [-o DIR]";
 constexpr const char* kHelp =
     "usage: ringprof merge PATH [--suffix S ...] [--start A --end B] [--unit time|step] [-o DIR]\n"
     "\n"
@@ -42,10 +45,7 @@ bool parse_int(const char* s, std::int64_t& out) {
     return true;
 }
 
-int usage_error(const std::string& message) {
-    std::fprintf(stderr, "ringprof merge: %s\n(try 'ringprof merge --help')\n", message.c_str());
-    return kExitUsage;
-}
+int usage_error(const std::string& message) { return cli::usage_error(kName, kUsageLine, message); }
 
 int run(int argc, char** argv) {
     std::string path, out_dir;
@@ -60,8 +60,7 @@ int run(int argc, char** argv) {
             return argv[++i];
         };
         if (arg == "--help" || arg == "-h") {
-            std::fputs(kHelp, stdout);
-            return kExitOk;
+            return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
         } else if (arg == "--suffix") {
             const char* v = value("--suffix");
             if (!v || !*v) return usage_error("--suffix needs a value");
@@ -98,13 +97,14 @@ int run(int argc, char** argv) {
     try {
         r = start ? merger.merge_timeline(*start, *end, unit) : merger.merge_all();
     } catch (const MergeError& e) {
-        std::fprintf(stderr, "ringprof merge: %s\n", e.what());
         const bool bad_range = std::strstr(e.what(), "before start") || std::strstr(e.what(), "must be after");
-        return bad_range ? kExitUsage : kExitFailed;
+        if (bad_range) return usage_error(e.what());
+        report(kName, e.what());
+        return kExitFailed;
     }
-    for (const auto& s : r.skipped) std::fprintf(stderr, "ringprof merge: skipped %s: %s\n", s.path.c_str(), s.reason.c_str());
-    for (const auto& n : r.notes) std::fprintf(stderr, "ringprof merge: warning: %s\n", n.c_str());
-    std::printf("%s\n", r.output_path.c_str());
+    for (const auto& s : r.skipped) report(kName, "skipped " + s.path + ": " + s.reason);
+    for (const auto& n : r.notes) report(kName, "warning: " + n);
+    if (!write_stdout(kName, r.output_path + "\n")) return kExitFailed;
     std::fprintf(stderr, "ringprof merge: %llu events from %llu files (%llu skipped)\n",
                  static_cast<unsigned long long>(r.events_written), static_cast<unsigned long long>(r.files_merged),
                  static_cast<unsigned long long>(r.skipped.size()));
@@ -112,7 +112,7 @@ int run(int argc, char** argv) {
     return r.files_merged > 0 || r.skipped.empty() ? kExitPartial : kExitFailed;
 }
 
-const Command command{"merge", "merge timelines of many processes and hosts (smdebug MergedTimeline)", &run};
+const Command command{kName, "merge timelines of many processes and hosts (smdebug MergedTimeline)", kUsageLine, &run};
 
 }  // namespace
 }  // namespace ringprof::cli

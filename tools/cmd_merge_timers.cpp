@@ -11,17 +11,16 @@
 namespace ringprof::cli {
 namespace {
 
-void usage(std::FILE* out) {
-    std::fprintf(out,
-                 "usage: ringprof merge-timers [-o OUT] [--graft PATH] [--format list|dict] FILE...\n"
-                 "\n"
-                 "Merges ML-Agents timers JSON files (either form) into one tree: each file's tree\n"
-                 "is grafted under PATH (default: merged at the root), every merged node is marked\n"
-                 "parallel, gauges are combined. A bad or truncated file is reported (file and\n"
-                 "position) and nothing of it is merged; the exit code is then %d.\n"
-                 "Writes OUT (default: standard output).\n",
-                 kExitPartial);
-}
+const char kName[] = "merge-timers";
+const char kUsageLine[] = "usage: ringprof merge-timers [-o OUT] [--graft PATH] [--format list|dict] FILE...";
+const char kHelp[] =
+    "usage: ringprof merge-timers [-o OUT] [--graft PATH] [--format list|dict] FILE...\n"
+    "\n"
+    "Merges ML-Agents timers JSON files (either form) into one tree: each file's tree\n"
+    "is grafted under PATH (default: merged at the root), every merged node is marked\n"
+    "parallel, gauges are combined. A bad or truncated file is reported (file and byte\n"
+    "position) and nothing of it is merged; the exit code is then 3 (1 when no file\n"
+    "could be read). Writes OUT (default: standard output).\n";
 
 int run(int argc, char** argv) {
     std::string out_path, graft;
@@ -31,14 +30,13 @@ int run(int argc, char** argv) {
         const std::string a = argv[i];
         auto value = [&](const char* flag) -> const char* {
             if (i + 1 >= argc) {
-                std::fprintf(stderr, "ringprof merge-timers: %s needs a value\n", flag);
+                usage_error(kName, kUsageLine, std::string(flag) + " needs a value");
                 return nullptr;
             }
             return argv[++i];
         };
         if (a == "-h" || a == "--help") {
-            usage(stdout);
-            return kExitOk;
+            return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
         } else if (a == "-o" || a == "--output") {
             const char* v = value("-o");
             if (v == nullptr) return kExitUsage;
@@ -53,21 +51,15 @@ int run(int argc, char** argv) {
             if (std::strcmp(v, "dict") == 0) format = TimersFormat::Dict;
             else if (std::strcmp(v, "list") == 0) format = TimersFormat::List;
             else {
-                std::fprintf(stderr, "ringprof merge-timers: --format takes list or dict, not '%s'\n", v);
-                return kExitUsage;
+                return usage_error(kName, kUsageLine, std::string("--format takes list or dict, not '") + v + "'");
             }
         } else if (!a.empty() && a[0] == '-') {
-            std::fprintf(stderr, "ringprof merge-timers: unknown option '%s'\n", a.c_str());
-            usage(stderr);
-            return kExitUsage;
+            return usage_error(kName, kUsageLine, "unknown option '" + a + "'");
         } else {
             inputs.push_back(a);
         }
     }
-    if (inputs.empty()) {
-        usage(stderr);
-        return kExitUsage;
-    }
+    if (inputs.empty()) return usage_error(kName, kUsageLine, "no input file given");
     TimerTree merged;
     int merged_files = 0, skipped = 0;
     for (const std::string& path : inputs) {
@@ -76,12 +68,12 @@ int run(int argc, char** argv) {
             merged.merge(t, graft, /*parallel=*/true);
             ++merged_files;
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "ringprof merge-timers: skipped %s\n", e.what());
+            report(kName, std::string("skipped ") + e.what());
             ++skipped;
         }
     }
     if (merged_files == 0) {
-        std::fprintf(stderr, "ringprof merge-timers: no input could be read; nothing written\n");
+        report(kName, "no input could be read; nothing written");
         return kExitFailed;
     }
     // The merged root spans the files' roots, counted once per file.
@@ -89,19 +81,19 @@ int run(int argc, char** argv) {
     merged.set_metadata("merged_files", std::to_string(merged_files));
     const std::string text = write_timers_json(merged, format);
     if (out_path.empty()) {
-        std::fwrite(text.data(), 1, text.size(), stdout);
+        if (!write_stdout(kName, text)) return kExitFailed;
     } else {
         try {
             write_file_atomically(out_path, text);
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "ringprof merge-timers: %s\n", e.what());
+            report(kName, e.what());
             return kExitFailed;
         }
     }
     return skipped == 0 ? kExitOk : kExitPartial;
 }
 
-const Command command{"merge-timers", "combine timers JSON files of several processes", &run};
+const Command command{kName, "combine timers JSON files of several processes", kUsageLine, &run};
 
 }  // namespace
 }  // namespace ringprof::cli

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <iostream>
+#include <sstream>
 #include <string>
 
 #include "command.hpp"
@@ -13,6 +13,8 @@ namespace {
 
 using namespace ringprof::cli;
 
+const char kName[] = "stats";
+const char kUsageLine[] = "usage: ringprof stats FILE [--sort KEY] [--limit N] [--full-paths]";
 const char kUsage[] =
     "usage: ringprof stats FILE [--sort KEY] [--limit N] [--full-paths]\n"
     "\n"
@@ -40,63 +42,53 @@ int run(int argc, char** argv) {
         const std::string arg = argv[i];
         auto value = [&](const char* what) -> const char* {
             if (i + 1 >= argc) {
-                std::fprintf(stderr, "ringprof stats: %s needs a value\n%s", what, kUsage);
+                usage_error(kName, kUsageLine, std::string(what) + " needs a value");
                 return nullptr;
             }
             return argv[++i];
         };
         if (arg == "-h" || arg == "--help") {
-            std::fputs(kUsage, stdout);
-            return kExitOk;
+            return write_stdout(kName, kUsage) ? kExitOk : kExitFailed;
         } else if (arg == "-s" || arg == "--sort" || arg.rfind("--sort=", 0) == 0) {
             const char* v = arg.rfind("--sort=", 0) == 0 ? argv[i] + 7 : value("--sort");
             if (v == nullptr) return kExitUsage;
             const auto key = ringprof::parse_stats_sort(v);
             if (!key) {
-                std::fprintf(stderr, "ringprof stats: unknown sort key '%s' (known: %s)\n", v,
-                             ringprof::stats_sort_keys());
-                return kExitUsage;
+                return usage_error(kName, kUsageLine, std::string("unknown sort key '") + v + "' (known: " +
+                                                          ringprof::stats_sort_keys() + ")");
             }
             options.sort = *key;
         } else if (arg == "-n" || arg == "--limit" || arg.rfind("--limit=", 0) == 0) {
             const char* v = arg.rfind("--limit=", 0) == 0 ? argv[i] + 8 : value("--limit");
             if (v == nullptr) return kExitUsage;
             if (!parse_limit(v, options.limit)) {
-                std::fprintf(stderr, "ringprof stats: --limit needs a positive whole number, not '%s'\n", v);
-                return kExitUsage;
+                return usage_error(kName, kUsageLine, std::string("--limit needs a positive whole number, not '") + v + "'");
             }
         } else if (arg == "--full-paths") {
             options.strip_dirs = false;
         } else if (arg.size() > 1 && arg[0] == '-') {
-            std::fprintf(stderr, "ringprof stats: unknown option '%s'\n%s", arg.c_str(), kUsage);
-            return kExitUsage;
+            return usage_error(kName, kUsageLine, "unknown option '" + arg + "'");
         } else if (input.empty()) {
             input = arg;
         } else {
-            std::fprintf(stderr, "ringprof stats: one file only (got '%s' and '%s')\n", input.c_str(), arg.c_str());
-            return kExitUsage;
+            return usage_error(kName, kUsageLine, "one file only (got '" + input + "' and '" + arg + "')");
         }
     }
     if (input.empty()) {
-        std::fprintf(stderr, "ringprof stats: no file given\n%s", kUsage);
-        return kExitUsage;
+        return usage_error(kName, kUsageLine, "no file given");
     }
+    std::ostringstream table;
     try {
         const auto stats = ringprof::load_stats_json(input);
         options.source = input;  // pstats names the file it read above the table
-        ringprof::print_stats_table(std::cout, stats, options);
-        std::cout.flush();
-        if (!std::cout) {
-            std::fprintf(stderr, "ringprof stats: cannot write to standard output\n");
-            return kExitFailed;
-        }
+        ringprof::print_stats_table(table, stats, options);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "ringprof stats: %s\n", e.what());
+        report(kName, e.what());
         return kExitFailed;
     }
-    return kExitOk;
+    return write_stdout(kName, table.str()) ? kExitOk : kExitFailed;
 }
 
-const Command command{"stats", "print the cProfile-style statistics table of a saved profile", &run};
+const Command command{kName, "print the cProfile-style statistics table of a saved profile", kUsageLine, &run};
 
 }  // namespace

@@ -1,8 +1,9 @@
 // Subcommands register themselves: each cmd_<name>.cpp holds one
-//     static const ringprof::cli::Command command{"name", "one-line summary", &run};
+//     static const ringprof::cli::Command command{"name", "one-line summary", "usage line", &run};
 // so adding a subcommand never touches main.cpp.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -12,9 +13,10 @@ namespace ringprof::cli {
 using CommandFn = int (*)(int argc, char** argv);
 
 struct Command {
-    Command(std::string_view name, std::string_view summary, CommandFn run);
+    Command(std::string_view name, std::string_view summary, std::string_view usage, CommandFn run);
     std::string_view name;
     std::string_view summary;
+    std::string_view usage;  // "usage: ringprof NAME ..." on one line, no newline
     CommandFn run;
 };
 
@@ -22,8 +24,19 @@ const std::vector<const Command*>& commands();
 
 // Exit codes shared by every subcommand.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailed = 1;       // nothing useful was produced
+inline constexpr int kExitFailed = 1;       // nothing useful was produced (bad input, write error)
 inline constexpr int kExitUsage = 2;        // bad arguments
 inline constexpr int kExitPartial = 3;      // output written, but some inputs were skipped
+
+// Every subcommand answers a bad command line the same way: one line saying what is wrong, then
+// its short usage and where the long help is. Returns kExitUsage.
+int usage_error(std::string_view command, std::string_view usage, const std::string& message);
+
+// One line "ringprof NAME: message" on stderr.
+void report(std::string_view command, const std::string& message);
+
+// Writes to standard output and flushes; false (after reporting, naming standard output) when the
+// bytes did not all arrive, e.g. `> /dev/full` or a closed pipe.
+bool write_stdout(std::string_view command, std::string_view text);
 
 }  // namespace ringprof::cli

@@ -1,11 +1,15 @@
-// Reads either ML-Agents form with simdjson's On-Demand API, which can say where in the text a
-// problem was found, so an error names the file, line and column.
+// Reads either ML-Agents form with simdjson's On-Demand API. Every value is checked for the kind
+// the format needs (a node is an object with a numeric "total" and a whole "count" >= 0, ...), so
+// a trace, a stats file or `{}` is refused rather than read as an empty tree, and each error names
+// the file, the byte where the problem is and what was expected there.
 #include <simdjson.h>
 
-#include <fstream>
-#include <sstream>
+#include <cmath>
+#include <limits>
 
 #include "ringprof/timers_json.hpp"
+#include "trace/file_text.hpp"
+#include "trace/json_error_position.hpp"
 
 namespace ringprof {
 
@@ -13,48 +17,100 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
+// Nesting is read by recursion, so it is bounded: a file nested 100,000 levels deep overflowed
+// the stack. Under ASan a level (read_node + read_children) takes about 8 KiB of stack, and 1,000
+// levels overflowed the main thread's 8 MiB; 256 levels stay near 2 MiB there, leave room for the
+// recursive code that handles the tree afterwards (merge, writers, flame graphs), and are far
+// beyond any recorded tree (ML-Agents' are about 10 deep).
+constexpr int kMaxTreeDepth = 256;
+
 struct Problem {
     std::string what;
+    const char* at;  // where in the text, nullptr: unknown
 };
 
-double number_of(od::value v) {
-    // ML-Agents' own test files hold "<mock.ANY>" for times; anything but a number is an error.
-    if (v.type() != od::json_type::number) throw Problem{"a time or count is not a number"};
-    return v.get_double();
+const char* where(od::value& v) {
+    return v.raw_json_token().data();
 }
 
-void read_gauge_fields(od::object obj, Gauge& g, std::string* name) {
-    for (auto field : obj) {
+[[noreturn]] void fail_at(od::value& v, std::string what) { throw Problem{std::move(what), where(v)}; }
+
+double finite_number(od::value v, const char* field) {
+    // ML-Agents' own test files hold "<mock.ANY>" for times; anything but a number is an error.
+    if (v.type() != od::json_type::number) fail_at(v, std::string("\"") + field + "\" is not a number");
+    double d;
+    if (v.get_double().get(d) || !std::isfinite(d)) fail_at(v, std::string("\"") + field + "\" is out of range");
+    return d;
+}
+
+double seconds(od::value v, const char* field) {
+    const double d = finite_number(v, field);
+    if (d < 0) fail_at(v, std::string("\"") + field + "\" is a negative time");
+    return d;
+}
+
+std::uint64_t whole_count(od::value v, const char* field) {
+    const double d = finite_number(v, field);
+    // 2^53: beyond it a JSON number no longer names one integer.
+    if (d < 0 || d != std::floor(d) || d > 9007199254740992.0) {
+        fail_at(v, std::string("\"") + field + "\" is not a whole count >= 0");
+    }
+    std::uint64_t u;
+    if (!v.get_uint64().get(u)) return u;
+    return static_cast<std::uint64_t>(d);
+}
+
+// Gauges written from NaN or infinity are null (issue 11): read back as NaN, "no value".
+double gauge_number(od::value v, const char* field) {
+    if (v.type() == od::json_type::null) return std::numeric_limits<double>::quiet_NaN();
+    return finite_number(v, field);
+}
+
+std::string string_of(od::value v, const char* field) {
+    if (v.type() != od::json_type::string) fail_at(v, std::string("\"") + field + "\" is not a string");
+    return std::string(std::string_view(v.get_string()));
+}
+
+od::object object_of(od::value v, const char* what) {
+    if (v.type() != od::json_type::object) fail_at(v, std::string(what) + " is not an object");
+    return v.get_object();
+}
+
+void read_gauge_fields(od::value gauge, Gauge& g, std::string* name) {
+    for (auto field : object_of(gauge, "a gauge")) {
         const std::string_view key = field.unescaped_key();
         od::value v = field.value();
-        if (key == "name" && name != nullptr) *name = std::string(std::string_view(v.get_string()));
-        else if (key == "value") g.value = number_of(v);
-        else if (key == "min") g.min = number_of(v);
-        else if (key == "max") g.max = number_of(v);
-        else if (key == "count") g.count = static_cast<std::uint64_t>(number_of(v));
+        if (key == "name" && name != nullptr) *name = string_of(v, "name");
+        else if (key == "value") g.value = gauge_number(v, "value");
+        else if (key == "min") g.min = gauge_number(v, "min");
+        else if (key == "max") g.max = gauge_number(v, "max");
+        else if (key == "count") g.count = whole_count(v, "count");
+        // Other keys (e.g. a count of non-finite values) are later additions: skipped.
     }
 }
 
 void read_gauges(od::value v, TimerTree& tree) {
-    if (v.type() == od::json_type::array) {
+    const od::json_type t = v.type();
+    if (t == od::json_type::array) {
         for (auto item : v.get_array()) {
+            od::value gv = item.value();
             std::string name;
             Gauge g;
-            read_gauge_fields(item.get_object(), g, &name);
+            read_gauge_fields(gv, g, &name);
             tree.gauge(name) = g;
         }
         return;
     }
-    for (auto field : v.get_object()) {
+    for (auto field : object_of(v, "\"gauges\"")) {
         const std::string name(std::string_view(field.unescaped_key()));
         Gauge g;
-        read_gauge_fields(field.value().get_object(), g, nullptr);
+        read_gauge_fields(field.value(), g, nullptr);
         tree.gauge(name) = g;
     }
 }
 
 void read_metadata(od::value v, TimerTree& tree) {
-    for (auto field : v.get_object()) {
+    for (auto field : object_of(v, "\"metadata\"")) {
         const std::string key(std::string_view(field.unescaped_key()));
         od::value value = field.value();
         if (value.type() == od::json_type::string) {
@@ -65,57 +121,66 @@ void read_metadata(od::value v, TimerTree& tree) {
     }
 }
 
-void read_node(od::object obj, TimerNode& node, TimerTree* root_extras) {
-    for (auto field : obj) {
+void read_node(od::value node_value, TimerNode& node, TimerTree* root_extras, int depth);
+
+void read_children(od::value v, TimerNode& node, int depth) {
+    const od::json_type t = v.type();
+    if (t == od::json_type::array) {
+        for (auto item : v.get_array()) {
+            TimerNode c;
+            read_node(item.value(), c, nullptr, depth + 1);
+            node.children.push_back(std::move(c));
+        }
+    } else if (t == od::json_type::object) {
+        for (auto child_field : v.get_object()) {
+            TimerNode c;
+            c.name = std::string(std::string_view(child_field.unescaped_key()));
+            read_node(child_field.value(), c, nullptr, depth + 1);
+            node.children.push_back(std::move(c));
+        }
+    } else {
+        fail_at(v, "\"children\" is neither a list nor an object");
+    }
+}
+
+void read_node(od::value node_value, TimerNode& node, TimerTree* root_extras, int depth) {
+    if (depth > kMaxTreeDepth) {
+        fail_at(node_value, "the tree is nested deeper than " + std::to_string(kMaxTreeDepth) + " levels");
+    }
+    const char* start = where(node_value);
+    bool has_total = false, has_count = false;
+    for (auto field : object_of(node_value, depth == 0 ? "the top level" : "a timer node")) {
         const std::string_view key = field.unescaped_key();
         od::value v = field.value();
         if (key == "name") {
-            node.name = std::string(std::string_view(v.get_string()));
+            node.name = string_of(v, "name");
         } else if (key == "total") {
-            node.total = number_of(v);
+            node.total = seconds(v, "total");
+            has_total = true;
         } else if (key == "count") {
-            node.count = static_cast<std::uint64_t>(number_of(v));
+            node.count = whole_count(v, "count");
+            has_count = true;
         } else if (key == "is_parallel") {
+            if (v.type() != od::json_type::boolean) fail_at(v, "\"is_parallel\" is not true or false");
             node.is_parallel = v.get_bool();
         } else if (key == "children") {
-            if (v.type() == od::json_type::array) {
-                for (auto item : v.get_array()) {
-                    TimerNode c;
-                    read_node(item.get_object(), c, nullptr);
-                    node.children.push_back(std::move(c));
-                }
-            } else {
-                for (auto child_field : v.get_object()) {
-                    TimerNode c;
-                    c.name = std::string(std::string_view(child_field.unescaped_key()));
-                    read_node(child_field.value().get_object(), c, nullptr);
-                    node.children.push_back(std::move(c));
-                }
-            }
+            read_children(v, node, depth);
         } else if (key == "gauges" && root_extras != nullptr) {
             read_gauges(v, *root_extras);
         } else if (key == "metadata" && root_extras != nullptr) {
             read_metadata(v, *root_extras);
+        } else if (depth == 0 && key == "traceEvents") {
+            fail_at(v, "this is a Chrome trace (\"traceEvents\"); expected a timer tree");
+        } else if (depth == 0 && key == "format") {
+            fail_at(v, "this looks like a ringprof stats file (\"format\"); expected a timer tree");
         }
         // "self" is derived; unknown keys are skipped for forward compatibility.
     }
-}
-
-std::string position_of(std::string_view text, const char* at) {
-    if (at == nullptr || at < text.data() || at > text.data() + text.size()) {
-        return "at end of input (byte " + std::to_string(text.size()) + ")";
+    if (!has_total || !has_count) {
+        throw Problem{std::string(depth == 0 ? "the top level" : "a timer node") + " has no numeric " +
+                          (!has_total ? "\"total\"" : "\"count\"") + "; expected a timer tree node",
+                      start};
     }
-    std::size_t line = 1, column = 1;
-    for (const char* p = text.data(); p < at; ++p) {
-        if (*p == '\n') {
-            ++line;
-            column = 1;
-        } else {
-            ++column;
-        }
-    }
-    return "at line " + std::to_string(line) + ", column " + std::to_string(column) + " (byte " +
-           std::to_string(at - text.data()) + ")";
 }
 
 }  // namespace
@@ -123,30 +188,40 @@ std::string position_of(std::string_view text, const char* at) {
 TimerTree parse_timers_json(std::string_view text, std::string_view source) {
     simdjson::padded_string padded(text);
     od::parser parser;
-    od::document doc;
     TimerTree tree;
     tree.root.name.clear();
-    bool iterating = false;  // a document that never started has no location to ask for
-    auto fail = [&](const std::string& what) -> TimerTree {
-        const char* at = nullptr;
-        if (iterating) {
-            auto loc = doc.current_location();
-            if (!loc.error()) at = loc.value_unsafe();
+    auto fail = [&](const std::string& what, const char* at) -> TimerTree {
+        // A syntax error is located by walking the text; simdjson does not say where.
+        const trace::JsonSyntaxProblem syntax = trace::find_json_syntax_problem(text);
+        std::string message = std::string(source) + ": not a timers file: ";
+        if (syntax.found) {
+            message += "invalid JSON: " + syntax.what + " " + trace::describe_offset(text, syntax.offset);
+        } else {
+            const std::size_t offset = at != nullptr && at >= padded.data() && at <= padded.data() + text.size()
+                                           ? static_cast<std::size_t>(at - padded.data())
+                                           : text.size();
+            message += what + " " + trace::describe_offset(text, offset);
         }
-        const char* base = padded.data();
-        throw TimersJsonError(std::string(source) + ": not a timers file: " + what + " " +
-                              position_of(std::string_view(base, text.size()), at));
+        throw TimersJsonError(message);
     };
+    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+        throw TimersJsonError(std::string(source) + ": not a timers file: the input is empty");
+    }
     try {
-        if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return fail("the input is empty");
-        doc = parser.iterate(padded);
-        iterating = true;
-        if (doc.type() != od::json_type::object) return fail("the top level is not an object");
-        read_node(doc.get_object(), tree.root, &tree);
+        od::document doc = parser.iterate(padded);
+        if (doc.type() != od::json_type::object) {
+            return fail("the top level is not an object; expected a timer tree",
+                        padded.data() + text.find_first_not_of(" \t\r\n"));
+        }
+        od::value top = doc.get_value();
+        read_node(top, tree.root, &tree, 0);
+        if (const auto next = doc.current_location(); !next.error()) {
+            return fail("extra data after the end of the JSON value", next.value_unsafe());
+        }
     } catch (const simdjson::simdjson_error& e) {
-        return fail(e.what());
+        return fail(e.what(), nullptr);
     } catch (const Problem& p) {
-        return fail(p.what);
+        return fail(p.what, p.at);
     }
     // ML-Agents' oldest files have a nameless root.
     if (tree.root.name.empty()) tree.root.name = "root";
@@ -154,12 +229,10 @@ TimerTree parse_timers_json(std::string_view text, std::string_view source) {
 }
 
 TimerTree load_timers_json(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw TimersJsonError(path + ": cannot open the file for reading");
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    if (in.bad()) throw TimersJsonError(path + ": read error");
-    return parse_timers_json(buf.str(), path);
+    std::string text;
+    const std::string problem = trace::read_file_text(path, text);
+    if (!problem.empty()) throw TimersJsonError(path + ": " + problem);
+    return parse_timers_json(text, path);
 }
 
 }  // namespace ringprof

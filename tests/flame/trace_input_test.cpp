@@ -111,8 +111,11 @@ TEST(TraceInput, BadInputsNameTheFileAndTheProblem) {
     expect_error(write_plain("empty.json", "  \n"), "empty");
     expect_error(write_plain("text.json", "hello"), "not a timers JSON or trace");
     expect_error(write_plain("truncated.json", std::string(kTrace).substr(0, 300)), "ends inside");
+    // A malformed event is left out and named, by the reader `ringprof merge` shares.
     expect_error(write_plain("bad_event.json", R"([{"name": "a", "ph": "X", "ts": "soon", "dur": 1}])"),
-                 "event 0 (byte 1)");
+                 "event #0 (X) lacks");
+    expect_error(write_plain("bad_json_event.json", "[{\"name\": \"a\", \"ph\": \"X\", \"ts\": tru}]"),
+                 "invalid JSON in event #0: not a JSON value (a misspelt true, false or null?) (at byte 32)");
     expect_error(write_plain("no_spans.json", R"([{"name": "c", "ph": "C", "ts": 1}])"), "no complete (X)");
 
     std::string gz = flame_test::read_text(write_gz("whole.json.gz", kTrace));

@@ -1,5 +1,5 @@
 // ringprof's own timelines merge: the pythontimeline files and the trace.json.gz one session
-// writes are read back by `MergedTimeline`, by time and by step.
+// writes are read back by `MergedTimeline`, by time and by step, each span once.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -29,7 +29,7 @@ std::size_t count_named(const std::vector<merge_test::OutEvent>& events, const s
     return n;
 }
 
-TEST(MergeRingprofOutput, BothTimelinesOfASessionMergeByTimeAndByStep) {
+TEST(MergeRingprofOutput, BothTimelinesOfASessionMergeOnceByTimeAndByStep) {
     const fs::path dir = fs::path(RINGPROF_TEST_BINARY_DIR) / "tmp" / "merge_ringprof_output";
     fs::remove_all(dir);
     Config c;
@@ -49,10 +49,13 @@ TEST(MergeRingprofOutput, BothTimelinesOfASessionMergeByTimeAndByStep) {
     MergedTimeline all(c.output_dir, {}, (dir / "merged_all").string());
     const MergeResult r = all.merge_all();
     EXPECT_TRUE(r.complete()) << (r.skipped.empty() ? "" : r.skipped[0].path + ": " + r.skipped[0].reason);
-    EXPECT_GE(r.files_merged, 2u);
+    EXPECT_GE(r.files_merged, 1u);
     const auto events = merge_test::only_x(merge_test::read_output(r.output_path));
-    EXPECT_EQ(count_named(events, "train"), 10u) << "5 from the pythontimeline, 5 from the trace";
-    EXPECT_EQ(count_named(events, "env_work"), 10u);
+    EXPECT_EQ(count_named(events, "train"), 5u) << "the pythontimeline files and the trace are one run: merged once";
+    EXPECT_EQ(count_named(events, "env_work"), 5u);
+    bool named = false;
+    for (const std::string& n : r.notes) named = named || n.find("run_trace.json.gz: left out") != std::string::npos;
+    EXPECT_TRUE(named) << "the left-out trace is named in the notes";
 
     MergedTimeline by_step(c.output_dir, {"pythontimeline.json"}, (dir / "merged_steps").string());
     const MergeResult s = by_step.merge_timeline(1, 3, MergeUnit::step);
@@ -81,6 +84,39 @@ TEST(MergeRingprofOutput, BothTimelinesOfASessionMergeByTimeAndByStep) {
     }
     EXPECT_EQ(train_1, 1u);
     EXPECT_EQ(train_2, 1u);
+}
+
+// A trace of another process in the same folder is still merged beside the session's files.
+TEST(MergeRingprofOutput, AnotherRunsTraceBesideTheSessionsFilesIsStillMerged) {
+    const fs::path dir = fs::path(RINGPROF_TEST_BINARY_DIR) / "tmp" / "merge_ringprof_two_runs";
+    fs::remove_all(dir);
+    Config c;
+    c.output_dir = (dir / "out").string();
+    c.run_id = "run";
+    c.backends = {"pythontimeline", "trace"};
+    {
+        Session session(c);
+        for (int step = 0; step < 3; ++step) {
+            PROF_STEP(step);
+            PROF_SCOPE("train");
+        }
+    }
+    // Another process (pid 1, host "elsewhere") wrote only a trace, as ringprof writes it.
+    const std::string other =
+        "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+        "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"other\"}},\n"
+        "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":1,\"args\":{\"labels\":\"host elsewhere, "
+        "start_time_since_epoch_in_micros 1000\"}},\n"
+        "{\"ph\":\"M\",\"name\":\"start\",\"pid\":1,\"args\":{\"start_time_since_epoch_in_micros\":1000}},\n"
+        "{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"name\":\"other_work\",\"ts\":5,\"dur\":10}\n]}";
+    merge_test::write_gzip((dir / "out" / "other_trace.json.gz").string(), other);
+
+    MergedTimeline all(c.output_dir, {}, (dir / "merged").string());
+    const MergeResult r = all.merge_all();
+    EXPECT_TRUE(r.complete()) << (r.skipped.empty() ? "" : r.skipped[0].path + ": " + r.skipped[0].reason);
+    const auto events = merge_test::only_x(merge_test::read_output(r.output_path));
+    EXPECT_EQ(count_named(events, "train"), 3u);
+    EXPECT_EQ(count_named(events, "other_work"), 1u);
 }
 
 }  // namespace

@@ -1,13 +1,10 @@
 // Where a report's trees come from: a live snapshot, a saved timers JSON, or a trace.
-#include <zlib.h>
-
-#include <cerrno>
-#include <cstring>
 
 #include "flame/trace_reader.hpp"
-#include "flame/trace_scanner.hpp"
+#include "merge/byte_source.hpp"
 #include "ringprof/flame.hpp"
 #include "ringprof/timers_json.hpp"
+#include "trace/file_text.hpp"
 
 namespace ringprof {
 
@@ -18,21 +15,6 @@ std::string thread_label(const ThreadInfo& t) {
     label += " (tid " + std::to_string(t.tid) + ")";
     if (t.exited) label += ", exited";
     return label;
-}
-
-// Whole file, decompressed when it is gzip (timers files are small; traces never come here).
-std::string read_all(const std::string& path) {
-    gzFile f = gzopen(path.c_str(), "rb");
-    if (f == nullptr) throw FlameInputError(path + ": cannot open the file: " + std::strerror(errno));
-    std::string text;
-    char buf[1 << 16];
-    int n;
-    while ((n = gzread(f, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
-    int code = 0;
-    const std::string msg = n < 0 ? gzerror(f, &code) : "";
-    gzclose(f);
-    if (n < 0) throw FlameInputError(path + ": cannot read the file: " + msg);
-    return text;
 }
 
 std::string base_name(const std::string& path) {
@@ -64,26 +46,33 @@ FlameProfile flame_profile(const TimerTree& tree, std::string_view title) {
 }
 
 FlameProfile load_flame_profile(const std::string& path) {
-    using flame_detail::TraceScanner;
-    TraceScanner::Shape shape;
+    std::string why;
     try {
-        TraceScanner probe(path);
-        shape = probe.open();
-    } catch (const flame_detail::TraceSyntaxError& e) {
-        throw FlameInputError(path + ": " + e.what());
+        return flame_detail::read_trace_profile(path);
+    } catch (const merge::NotATraceError& e) {
+        why = e.what();
     }
-    switch (shape) {
-        case TraceScanner::Shape::empty:
-            throw FlameInputError(path + ": the file is empty");
-        case TraceScanner::Shape::other:
-            throw FlameInputError(path + ": not a timers JSON or trace file (it does not start with '{' or '[')");
-        case TraceScanner::Shape::event_array:
-            return flame_detail::read_trace_profile(path);
-        case TraceScanner::Shape::other_object:
-            break;
+    // Not an event list: a timers file is the other input a flame graph is drawn from.
+    std::string text;
+    if (const std::string problem = trace::read_file_text(path, text); !problem.empty()) {
+        throw FlameInputError(path + ": " + problem);
     }
+    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b) {
+        try {  // a gzip-compressed timers file
+            auto src = merge::gzip_source(merge::memory_source(text));
+            std::string plain;
+            char buf[1 << 16];
+            while (const std::size_t n = src->read(buf, sizeof buf)) plain.append(buf, n);
+            text = std::move(plain);
+        } catch (const merge::InputError& e) {
+            throw FlameInputError(path + ": " + e.what());
+        }
+    }
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos) throw FlameInputError(path + ": the file is empty");
+    if (text[first] != '{') throw FlameInputError(path + ": not a timers JSON or trace file: " + why);
     try {
-        const TimerTree tree = parse_timers_json(read_all(path), path);
+        const TimerTree tree = parse_timers_json(text, path);
         return flame_profile(tree, base_name(path));
     } catch (const TimersJsonError& e) {
         throw FlameInputError(e.what());

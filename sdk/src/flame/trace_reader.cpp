@@ -1,20 +1,21 @@
 #include "flame/trace_reader.hpp"
 
-#include <simdjson.h>
-
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <unordered_map>
 #include <vector>
 
-#include "flame/trace_scanner.hpp"
+#include "merge/byte_source.hpp"
+#include "merge/trace_reader.hpp"
 
 namespace ringprof::flame_detail {
 
 namespace {
 
-namespace od = simdjson::ondemand;
+// Nesting by time builds one tree level per enclosing span; the trees are walked recursively
+// (merging, drawing, freeing), so the depth is bounded as the timers reader bounds it (256
+// levels; 1,000 overflowed the stack under ASan).
+constexpr std::size_t kMaxNesting = 256;
 
 struct Interval {
     double ts;   // microseconds
@@ -23,69 +24,23 @@ struct Interval {
     std::uint32_t seq;  // arrival order, the tie-break that keeps the sort stable
 };
 
-struct Open {
-    double ts;
-    std::uint32_t name;
-};
-
 struct Thread {
-    std::string pid, tid;
+    std::string pid, tid, thread_name;
     std::vector<Interval> spans;
-    std::vector<Open> open;  // B events waiting for their E
-    double last_ts = -std::numeric_limits<double>::infinity();
 };
 
-class Collector {
+// Takes the events the shared trace reader hands out (complete, B/E already joined) and keeps
+// per thread what the flame graph needs.
+class Collector final : public merge::EventSink {
 public:
-    void add(std::string_view text, std::uint64_t index) {
-        padded_.assign(text.data(), text.size());
-        padded_.append(simdjson::SIMDJSON_PADDING, ' ');
-        od::document doc = parser_.iterate(padded_.data(), text.size(), padded_.size());
-        od::object obj = doc.get_object();
-        std::string_view ph, name;
-        std::string pid = "0", tid = "0";
-        double ts = 0, dur = 0;
-        bool has_ts = false, has_dur = false;
-        std::string meta_name;
-        for (auto field : obj) {
-            const std::string_view key = field.unescaped_key();
-            od::value v = field.value();
-            if (key == "ph") ph = v.get_string();
-            else if (key == "name") name = v.get_string();
-            else if (key == "pid") pid = id_text(v);
-            else if (key == "tid") tid = id_text(v);
-            else if (key == "ts") { ts = number(v); has_ts = true; }
-            else if (key == "dur") { dur = number(v); has_dur = true; }
-            else if (key == "args") meta_name = args_name(v);
-        }
-        // The On-Demand views above point into the parser; keep copies before the next element.
-        const std::string ph_s(ph), name_s(name);
-        if (ph_s == "M") {
-            if (name_s == "process_name" && !meta_name.empty()) process_names_[pid] = meta_name;
-            if (name_s == "thread_name" && !meta_name.empty()) thread_names_[pid + '\x1f' + tid] = meta_name;
-            return;
-        }
-        if (!has_ts || !std::isfinite(ts)) return;
-        if (ph_s == "X") {
-            if (!has_dur || !(dur >= 0) || !std::isfinite(dur)) return;
-            Thread& t = thread(pid, tid);
-            t.spans.push_back({ts, dur, intern(name_s), static_cast<std::uint32_t>(index)});
-            t.last_ts = std::max(t.last_ts, ts + dur);
-        } else if (ph_s == "B") {
-            Thread& t = thread(pid, tid);
-            t.open.push_back({ts, intern(name_s)});
-            t.last_ts = std::max(t.last_ts, ts);
-        } else if (ph_s == "E") {
-            Thread& t = thread(pid, tid);
-            t.last_ts = std::max(t.last_ts, ts);
-            if (t.open.empty()) return;  // an E without its B (the trace began mid-scope)
-            const Open b = t.open.back();
-            t.open.pop_back();
-            t.spans.push_back({b.ts, std::max(0.0, ts - b.ts), b.name, static_cast<std::uint32_t>(index)});
-        }
+    void on_event(const merge::ReadEvent& e) override {
+        Thread& t = thread(e);
+        if (t.thread_name.empty() && !e.thread_name.empty()) t.thread_name = std::string(e.thread_name);
+        if (!e.phase.empty() && e.phase != "Unknown") process_names_.emplace(std::string(e.pid), std::string(e.phase));
+        t.spans.push_back({e.start.as_double(), std::max(0.0, e.dur.as_double()), intern(e.name), seq_++});
     }
 
-    FlameProfile finish(const std::string& title) {
+    FlameProfile finish(const std::string& title, const std::string& path) {
         FlameProfile p;
         p.title = title;
         double first = std::numeric_limits<double>::infinity();
@@ -93,15 +48,11 @@ public:
         bool several_pids = false;
         for (const Thread& t : threads_) several_pids = several_pids || t.pid != threads_.front().pid;
         for (Thread& t : threads_) {
-            // Scopes still open at the end ran at least until the thread's last event.
-            for (const Open& b : t.open) {
-                t.spans.push_back({b.ts, std::max(0.0, t.last_ts - b.ts), b.name, next_seq_++});
-            }
             if (t.spans.empty()) continue;
             FlameThread ft;
             ft.label = label(t, several_pids);
             double t_first = 0, t_last = 0;
-            build(t.spans, ft.tree, t_first, t_last);
+            build(t.spans, ft.tree, t_first, t_last, path);
             first = std::min(first, t_first);
             last = std::max(last, t_last);
             p.threads.push_back(std::move(ft));
@@ -114,54 +65,24 @@ public:
         return p;
     }
 
-    std::size_t spans() const {
-        std::size_t n = 0;
-        for (const Thread& t : threads_) n += t.spans.size() + t.open.size();
-        return n;
-    }
+    std::size_t spans() const { return seq_; }
 
 private:
-    static double number(od::value v) {
-        if (v.type() == od::json_type::string) {
-            throw simdjson::simdjson_error(simdjson::INCORRECT_TYPE);
-        }
-        return v.get_double();
-    }
-
-    // pids and tids are numbers in most traces and strings in some.
-    static std::string id_text(od::value v) {
-        if (v.type() == od::json_type::string) return std::string(std::string_view(v.get_string()));
-        std::string_view raw = v.raw_json_token();  // may carry the white space after it
-        while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t')) {
-            raw.remove_suffix(1);
-        }
-        return std::string(raw);
-    }
-
-    static std::string args_name(od::value v) {
-        if (v.type() != od::json_type::object) return {};
-        for (auto field : v.get_object()) {
-            if (std::string_view(field.unescaped_key()) == "name") {
-                od::value n = field.value();
-                if (n.type() == od::json_type::string) return std::string(std::string_view(n.get_string()));
-            }
-        }
-        return {};
-    }
-
-    std::uint32_t intern(const std::string& name) {
-        const auto [it, inserted] = name_ids_.emplace(name, static_cast<std::uint32_t>(names_.size()));
-        if (inserted) names_.push_back(name);
+    std::uint32_t intern(std::string_view name) {
+        const auto [it, inserted] = name_ids_.emplace(std::string(name), static_cast<std::uint32_t>(names_.size()));
+        if (inserted) names_.emplace_back(name);
         return it->second;
     }
 
-    Thread& thread(const std::string& pid, const std::string& tid) {
-        const std::string key = pid + '\x1f' + tid;
-        const auto [it, inserted] = thread_ids_.emplace(key, threads_.size());
+    Thread& thread(const merge::ReadEvent& e) {
+        key_.assign(e.pid);
+        key_ += '\x1f';
+        key_ += e.thread_key;
+        const auto [it, inserted] = thread_ids_.emplace(key_, threads_.size());
         if (inserted) {
             threads_.emplace_back();
-            threads_.back().pid = pid;
-            threads_.back().tid = tid;
+            threads_.back().pid = std::string(e.pid);
+            threads_.back().tid = std::string(e.thread_key);
         }
         return threads_[it->second];
     }
@@ -170,14 +91,14 @@ private:
         std::string out;
         const auto pn = process_names_.find(t.pid);
         if (several_pids) out = (pn != process_names_.end() ? pn->second : "pid " + t.pid) + " / ";
-        const auto tn = thread_names_.find(t.pid + '\x1f' + t.tid);
-        if (tn != thread_names_.end()) return out + tn->second + " (tid " + t.tid + ")";
+        if (!t.thread_name.empty()) return out + t.thread_name + " (tid " + t.tid + ")";
         if (!several_pids && pn != process_names_.end()) out = pn->second + " / ";
         return out + "tid " + t.tid;
     }
 
     // Nesting by time: a span that starts before the enclosing one ends is its child.
-    void build(std::vector<Interval>& spans, TimerNode& root, double& first, double& last) const {
+    void build(std::vector<Interval>& spans, TimerNode& root, double& first, double& last,
+               const std::string& path) const {
         std::sort(spans.begin(), spans.end(), [](const Interval& a, const Interval& b) {
             if (a.ts != b.ts) return a.ts < b.ts;
             if (a.dur != b.dur) return a.dur > b.dur;
@@ -192,6 +113,10 @@ private:
         std::vector<Level> stack{{&root, std::numeric_limits<double>::infinity()}};
         for (const Interval& s : spans) {
             while (stack.size() > 1 && s.ts >= stack.back().end) stack.pop_back();
+            if (stack.size() > kMaxNesting) {
+                throw FlameInputError(path + ": spans nest deeper than " + std::to_string(kMaxNesting) +
+                                      " levels on one thread; a flame graph cannot draw that");
+            }
             // Only the deepest node's children change, so the pointers below it stay valid.
             TimerNode& n = stack.back().node->child(names_[s.name]);
             n.total += s.dur * 1e-6;
@@ -203,14 +128,13 @@ private:
         root.count = 1;
     }
 
-    od::parser parser_;
-    std::string padded_;
     std::vector<std::string> names_;
     std::unordered_map<std::string, std::uint32_t> name_ids_;
     std::vector<Thread> threads_;
     std::unordered_map<std::string, std::size_t> thread_ids_;
-    std::unordered_map<std::string, std::string> process_names_, thread_names_;
-    std::uint32_t next_seq_ = std::numeric_limits<std::uint32_t>::max() / 2;
+    std::unordered_map<std::string, std::string> process_names_;
+    std::string key_;
+    std::uint32_t seq_ = 0;
 };
 
 std::string base_name(const std::string& path) {
@@ -221,32 +145,32 @@ std::string base_name(const std::string& path) {
 }  // namespace
 
 FlameProfile read_trace_profile(const std::string& path) {
+    Collector collector;
+    merge::ReadOutcome outcome;
+    std::unique_ptr<merge::ByteSource> src;
     try {
-        TraceScanner scanner(path);
-        if (scanner.open() != TraceScanner::Shape::event_array) {
-            throw FlameInputError(path + ": not a trace: no event array found");
-        }
-        Collector collector;
-        std::string_view element;
-        std::uint64_t index = 0;
-        while (scanner.next(element)) {
-            const std::uint64_t at = scanner.offset() - element.size();
-            try {
-                collector.add(element, index);
-            } catch (const simdjson::simdjson_error& e) {
-                throw FlameInputError(path + ": event " + std::to_string(index) + " (byte " + std::to_string(at) +
-                                      ") is not a valid trace event: " + e.what());
-            }
-            ++index;
-        }
-        if (collector.spans() == 0) {
-            throw FlameInputError(path + ": no complete (X) or begin/end (B/E) events with times among " +
-                                  std::to_string(index) + " events");
-        }
-        return collector.finish(base_name(path));
-    } catch (const TraceSyntaxError& e) {
+        src = merge::open_trace_file(path);
+    } catch (const merge::InputError& e) {
+        throw FlameInputError(path + ": " + e.what());
+    }
+    try {
+        merge::ReaderSetup setup;
+        setup.close_open_spans = true;
+        // Relative times are what a flame graph needs; the time base is not applied.
+        setup.has_base = true;
+        setup.base = merge::TraceNumber::integer(0);
+        outcome = merge::read_trace_events(*src, setup, collector);
+    } catch (const merge::NotATraceError&) {
+        throw;
+    } catch (const merge::InputError& e) {
         throw FlameInputError(path + ": not a readable trace: " + e.what());
     }
+    if (collector.spans() == 0) {
+        std::string why = path + ": no complete (X) or begin/end (B/E) events with times";
+        for (const std::string& n : outcome.notes) why += "; " + n;
+        throw FlameInputError(why);
+    }
+    return collector.finish(base_name(path), path);
 }
 
 }  // namespace ringprof::flame_detail

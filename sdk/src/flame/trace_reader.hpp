@@ -8,8 +8,9 @@
 
 namespace ringprof::flame_detail {
 
-// Reads events from `path` (already known to hold an event array). Throws FlameInputError
-// naming the file.
+// Reads events from `path` through the shared trace reader (merge/trace_reader, the one `ringprof
+// merge` uses). Throws FlameInputError naming the file, or merge::NotATraceError when the file
+// holds no event list at all (it may be a timers file).
 FlameProfile read_trace_profile(const std::string& path);
 
 // Sums per-thread trees into `merged` by path; a node reached from two or more threads is

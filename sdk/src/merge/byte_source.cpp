@@ -98,6 +98,22 @@ std::unique_ptr<ByteSource> open_file_source(const std::string& path) {
     return std::make_unique<FileSource>(f);
 }
 
+std::unique_ptr<ByteSource> open_trace_file(const std::string& path) {
+    unsigned char magic[2] = {0, 0};
+    {
+        std::FILE* f = std::fopen(path.c_str(), "rb");
+        if (!f) throw InputError(std::string("cannot open the file: ") + std::strerror(errno));
+        const std::size_t n = std::fread(magic, 1, 2, f);
+        const bool failed = n < 2 && std::ferror(f);
+        const int err = errno;
+        std::fclose(f);
+        if (failed) throw InputError(std::string("cannot read the file: ") + std::strerror(err));
+    }
+    auto raw = open_file_source(path);
+    if (magic[0] == 0x1f && magic[1] == 0x8b) return gzip_source(std::move(raw));
+    return raw;
+}
+
 std::unique_ptr<ByteSource> memory_source(std::string_view bytes) { return std::make_unique<MemorySource>(bytes); }
 
 std::unique_ptr<ByteSource> gzip_source(std::unique_ptr<ByteSource> compressed) {

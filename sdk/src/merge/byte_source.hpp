@@ -17,6 +17,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The input is not an event list at all (neither a JSON array nor an object with "traceEvents"),
+// as opposed to a trace that is broken: a reader of several formats can then try another.
+class NotATraceError : public InputError {
+public:
+    using InputError::InputError;
+};
+
 class ByteSource {
 public:
     virtual ~ByteSource() = default;
@@ -28,5 +35,7 @@ std::unique_ptr<ByteSource> open_file_source(const std::string& path);  // throw
 std::unique_ptr<ByteSource> memory_source(std::string_view bytes);      // bytes must outlive it
 // Inflates gzip (several members allowed, as Python's gzip reads them).
 std::unique_ptr<ByteSource> gzip_source(std::unique_ptr<ByteSource> compressed);
+// A file, inflated when it starts with gzip's magic bytes, whatever its name.
+std::unique_ptr<ByteSource> open_trace_file(const std::string& path);
 
 }  // namespace ringprof::merge

@@ -21,7 +21,13 @@ std::size_t EventStream::capacity_from(const char* p) const {
 }
 
 void EventStream::fail(const char* what) const {
-    throw InputError(std::string(what) + " (near byte " + std::to_string(consumed_ + pos_) + ")");
+    // Broken before any event list turned up: whether this was meant as a trace is unknown.
+    if (object_form_ && !array_seen_) not_a_trace(what);
+    throw InputError(std::string(what) + " (at byte " + std::to_string(consumed_ + pos_) + ")");
+}
+
+void EventStream::not_a_trace(const char* what) const {
+    throw NotATraceError(std::string(what) + " (at byte " + std::to_string(consumed_ + pos_) + ")");
 }
 
 bool EventStream::fill() {
@@ -89,7 +95,10 @@ void EventStream::scan_value() {
                 }
                 ++pos_;
                 if (c == '{' || c == '[') {
-                    if (depth == sizeof stack) fail("nesting too deep");
+                    if (depth == sizeof stack) {
+                        --pos_;  // name the bracket that goes too deep
+                        fail("a value nested deeper than 256 levels");
+                    }
                     stack[depth++] = c;
                 } else if (c == '}' || c == ']') {
                     if (depth == 0 || stack[depth - 1] != (c == '}' ? '{' : '[')) fail("mismatched bracket");
@@ -123,7 +132,10 @@ bool EventStream::read_object_members() {
         if (peek_nonspace() != ':') fail("expected ':' after a member name");
         ++pos_;
         if (key == "traceEvents") {
-            if (peek_nonspace() != '[') fail("traceEvents is not an array");
+            if (peek_nonspace() != '[') {
+                array_seen_ = true;  // a trace after all, only a broken one
+                fail("traceEvents is not an array");
+            }
             if (array_seen_) fail("traceEvents appears twice");
             ++pos_;
             array_seen_ = true;
@@ -151,9 +163,9 @@ bool EventStream::next(std::string_view& element) {
                     c = peek_nonspace();
                 }
                 if (c < 0) fail("file is empty");
+                if (c != '[' && c != '{') not_a_trace("not a JSON array or object");
                 ++pos_;
                 if (c == '[') { array_seen_ = true; state_ = State::in_array; break; }
-                if (c != '{') fail("not a JSON array or object");
                 object_form_ = true;
                 state_ = State::object_key;
                 break;
@@ -197,7 +209,7 @@ bool EventStream::next(std::string_view& element) {
                 break;
             case State::done: {
                 if (peek_nonspace() >= 0) fail("extra data after the end of the JSON value");
-                if (object_form_ && !array_seen_) fail("no traceEvents array");
+                if (object_form_ && !array_seen_) not_a_trace("no traceEvents array");
                 return false;
             }
         }

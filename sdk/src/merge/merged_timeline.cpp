@@ -262,6 +262,7 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
         result.end_us = m::round_half_even(plan.range->second);
     }
     for (auto& [path, reason] : skipped) result.skipped.push_back({path, reason});
+    for (const auto& d : found.duplicates) result.notes.push_back(d.path + ": " + d.reason);
     return result;
 }
 

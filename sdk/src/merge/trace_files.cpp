@@ -3,8 +3,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <system_error>
+
+#include <simdjson.h>
+
+#include "merge/byte_source.hpp"
+#include "merge/event_stream.hpp"
 
 namespace fs = std::filesystem;
 
@@ -158,6 +164,78 @@ std::vector<TraceFile> ringprof_traces(const fs::path& root, const std::vector<s
     return out;
 }
 
+// The node a ringprof trace was written by, in the form pythontimeline file names use
+// ("<pid>-<host>"): its first events are process_name (the pid) and process_labels
+// ("host <host>, ..."). Empty when the head of the file does not say.
+std::string ringprof_trace_node(const std::string& path) {
+    try {
+        auto src = open_trace_file(path);
+        EventStream stream(*src, 1 << 14);
+        simdjson::ondemand::parser parser;
+        std::string pid, host;
+        std::string_view element;
+        for (int i = 0; i < 4 && (pid.empty() || host.empty()) && stream.next(element); ++i) {
+            simdjson::ondemand::document doc;
+            simdjson::ondemand::object obj;
+            if (parser.iterate(element.data(), element.size(), stream.capacity_from(element.data())).get(doc) ||
+                doc.get_object().get(obj)) {
+                continue;
+            }
+            std::string name, event_pid, labels;
+            for (auto field : obj) {
+                std::string_view key;
+                if (field.unescaped_key().get(key)) break;
+                simdjson::ondemand::value v;
+                if (field.value().get(v)) break;
+                if (key == "name") {
+                    std::string_view n;
+                    if (!v.get_string().get(n)) name = std::string(n);
+                } else if (key == "pid") {
+                    std::int64_t n;
+                    if (!v.get_int64().get(n)) event_pid = std::to_string(n);
+                } else if (key == "args") {
+                    simdjson::ondemand::object args;
+                    if (v.get_object().get(args)) continue;
+                    for (auto a : args) {
+                        std::string_view akey, text;
+                        if (a.unescaped_key().get(akey)) break;
+                        if (akey == "labels" && !a.value().get_string().get(text)) labels = std::string(text);
+                    }
+                }
+            }
+            if (name == "process_name") pid = event_pid;
+            if (name == "process_labels" && labels.rfind("host ", 0) == 0) host = labels.substr(5, labels.find(',') - 5);
+        }
+        if (pid.empty() || host.empty()) return "";
+        std::string id = pid + "-" + host;
+        std::replace(id.begin(), id.end(), '_', '-');
+        return display_node_id(id);
+    } catch (const std::exception&) {
+        return "";  // unreadable: the merge itself reports it
+    }
+}
+
+void drop_duplicate_runs(Discovery& d) {
+    std::set<std::string> python_nodes;
+    for (const TraceFile& f : d.files) {
+        if (f.kind == SourceKind::pythontimeline) python_nodes.insert(f.node_id);
+    }
+    if (python_nodes.empty()) return;
+    std::vector<TraceFile> kept;
+    for (TraceFile& f : d.files) {
+        if (f.always_read && f.kind == SourceKind::trace_gz) {
+            const std::string node = ringprof_trace_node(f.path);
+            if (!node.empty() && python_nodes.count(node)) {
+                d.duplicates.push_back({f.path, "left out: the same run (node " + node +
+                                                    ") wrote pythontimeline files, which are merged instead"});
+                continue;
+            }
+        }
+        kept.push_back(std::move(f));
+    }
+    d.files = std::move(kept);
+}
+
 }  // namespace
 
 Discovery discover_trace_files(const std::string& root, const std::vector<std::string>& suffix_filter) {
@@ -217,6 +295,7 @@ Discovery discover_trace_files(const std::string& root, const std::vector<std::s
         return a.path < b.path;
     });
     std::sort(d.problems.begin(), d.problems.end(), [](const FileProblem& a, const FileProblem& b) { return a.path < b.path; });
+    drop_duplicate_runs(d);
     return d;
 }
 

@@ -35,12 +35,16 @@ struct FileProblem {
 struct Discovery {
     std::vector<TraceFile> files;      // sorted in reading order
     std::vector<FileProblem> problems;
+    // ringprof traces left out because the same run's pythontimeline files are merged (reason says so).
+    std::vector<FileProblem> duplicates;
 };
 
 const std::vector<std::string>& known_suffixes();
 
 // Walks <root>/framework, plus ringprof's own Chrome traces (<root>/<run_id>_trace.json.gz, beside
-// framework/ in a ringprof output folder). Files that pass the filter but cannot be used (unknown
+// framework/ in a ringprof output folder). One run writes both forms; a ringprof trace whose
+// process (pid and host, from its first events) also wrote selected pythontimeline files is left
+// out, so each span is merged once. Files that pass the filter but cannot be used (unknown
 // suffix, no timestamp in the name, no marker) and folders that cannot be listed become problems.
 // Throws std::runtime_error when <root> holds neither a readable framework/ nor ringprof traces.
 Discovery discover_trace_files(const std::string& root, const std::vector<std::string>& suffix_filter);

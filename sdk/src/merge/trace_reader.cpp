@@ -8,6 +8,7 @@
 
 #include "merge/event_stream.hpp"
 #include "merge/python_json.hpp"
+#include "trace/json_error_position.hpp"
 
 namespace ringprof::merge {
 
@@ -16,6 +17,9 @@ namespace {
 using simdjson::ondemand::json_type;
 using simdjson::ondemand::number_type;
 using simdjson::ondemand::value;
+
+// 2^62 µs (146,000 years): far beyond any clock, and sums of two such times still fit an int64.
+constexpr double kMaxTimeUs = 4611686018427387904.0;
 
 std::string_view trim_token(std::string_view t) {
     while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
@@ -226,6 +230,9 @@ bool parse_element(simdjson::ondemand::parser& parser, std::string_view text, st
             if (v.type().get(vt)) return false;
             if (vt != json_type::number) { p.bad_field = true; if (!validate(v)) return false; continue; }
             if (!read_number(v, n)) return false;
+            // A time must be a microsecond count an int64 can hold: 1e300 named the output file
+            // "-9223372036854775808_...". Such an event is malformed, like a string ts.
+            if (!(std::fabs(n.as_double()) < kMaxTimeUs)) { p.bad_field = true; continue; }
             if (key == "ts") { p.ts = n; p.has_ts = true; } else { p.dur = n; p.has_dur = true; }
         } else if (key == "args") {
             p.args.clear();
@@ -238,7 +245,7 @@ bool parse_element(simdjson::ondemand::parser& parser, std::string_view text, st
 }
 
 struct Pending {
-    std::string name, args, tid, thread_id;
+    std::string name, args, pid, tid, thread_id;
     bool has_tid = false, has_thread_id = false, has_step = false;
     TraceNumber ts;
     std::int64_t step = 0;
@@ -253,6 +260,11 @@ public:
 
     void handle(const Parsed& p, std::uint64_t index) {
         if (!p.has_ph) return;
+        if (setup_.close_open_spans && p.has_pid && p.has_ts && !p.bad_field && (p.ph == "X" || p.ph == "B" || p.ph == "E")) {
+            const TraceNumber end = p.ph == "X" && p.has_dur ? add(p.ts, p.dur) : p.ts;
+            auto [it, inserted] = last_ts_.emplace(stack_key(p), end);
+            if (!inserted && compare(end, it->second) > 0) it->second = end;
+        }
         if (p.ph == "M") return meta(p);
         if (p.ph == "X") return complete(p, index);
         if (p.ph == "B") return begin(p, index);
@@ -261,13 +273,26 @@ public:
 
     void finish() {
         std::uint64_t open = 0;
-        for (const auto& [k, st] : stacks_) open += st.size();
-        if (open) note(std::to_string(open) + " B event(s) without a matching E left out");
+        for (auto& [k, st] : stacks_) {
+            open += st.size();
+            if (!setup_.close_open_spans) continue;
+            const auto last = last_ts_.find(k);
+            for (const Pending& b : st) {
+                const TraceNumber start = absolute(b.ts);
+                TraceNumber dur = last == last_ts_.end() ? TraceNumber::integer(0) : subtract(absolute(last->second), start);
+                if (compare(dur, TraceNumber::integer(0)) < 0) dur = TraceNumber::integer(0);
+                deliver(start, dur, b.name, b.pid, b.has_tid, b.tid, b.has_thread_id, b.thread_id, b.args, b.has_step,
+                        b.step);
+            }
+        }
+        if (open && !setup_.close_open_spans) note(std::to_string(open) + " B event(s) without a matching E left out");
         if (dropped_) {
             out_.dropped += dropped_;
             note(std::to_string(dropped_) + " malformed event(s) left out, first: " + first_drop_);
         }
     }
+
+    void not_an_event(std::uint64_t index) { drop(index, "is not an object"); }
 
     bool used_events_without_base() const { return events_without_base_; }
     void set_base(TraceNumber b) { base_ = b; has_base_ = true; }
@@ -314,6 +339,7 @@ private:
         e.dur = dur;
         e.name = name;
         e.phase = phase_of(pid);
+        e.pid = pid;
         label_.assign(setup_.node_id);
         label_ += '_';
         if (has_thread_id) {
@@ -322,6 +348,7 @@ private:
         } else {
             e.thread_key = has_tid ? tid : std::string_view("0");
             const auto it = has_tid ? threads_.find(std::string(pid) + '\x1f' + std::string(tid)) : threads_.end();
+            if (it != threads_.end()) e.thread_name = it->second;
             label_ += it != threads_.end() ? std::string_view(it->second) : e.thread_key;
         }
         e.thread_label = label_;
@@ -334,7 +361,7 @@ private:
 
     void complete(const Parsed& p, std::uint64_t index) {
         if (!p.has_name || !p.name_ok || !p.has_pid || !p.has_ts || !p.has_dur || p.bad_field || p.args_bad) {
-            return drop(index, "(X) lacks a string name, pid, numeric ts or dur, or has non-object args");
+            return drop(index, "(X) lacks a string name, pid, numeric ts or dur within +-2^62 us, or has non-object args");
         }
         deliver(absolute(p.ts), p.dur, p.name, p.pid, p.has_tid, p.tid, p.has_thread_id, p.thread_id, p.args,
                 p.has_step, p.step);
@@ -344,11 +371,12 @@ private:
 
     void begin(const Parsed& p, std::uint64_t index) {
         if (!p.has_name || !p.name_ok || !p.has_pid || !p.has_ts || p.bad_field || p.args_bad) {
-            return drop(index, "(B) lacks a string name, pid or numeric ts, or has non-object args");
+            return drop(index, "(B) lacks a string name, pid or numeric ts within +-2^62 us, or has non-object args");
         }
         Pending b;
         b.name = p.name;
         b.args = p.args;
+        b.pid = p.pid;
         b.ts = p.ts;
         b.has_tid = p.has_tid;
         b.tid = p.tid;
@@ -361,7 +389,7 @@ private:
 
     void end(const Parsed& p, std::uint64_t index) {
         if (!p.has_pid || !p.has_ts || p.bad_field || p.args_bad) {
-            return drop(index, "(E) lacks a pid or numeric ts, or has non-object args");
+            return drop(index, "(E) lacks a pid or numeric ts within +-2^62 us, or has non-object args");
         }
         auto it = stacks_.find(stack_key(p));
         if (it == stacks_.end() || it->second.empty()) {
@@ -394,6 +422,7 @@ private:
     std::unordered_map<std::string, std::string> phases_;
     std::unordered_map<std::string, std::string> threads_;
     std::unordered_map<std::string, std::vector<Pending>> stacks_;
+    std::unordered_map<std::string, TraceNumber> last_ts_;  // per pid/tid, for close_open_spans
     std::string label_;
     std::uint64_t dropped_ = 0, unmatched_ = 0;
     std::string first_drop_;
@@ -431,11 +460,17 @@ ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSi
         p.reset();
         bool is_object = false;
         if (!parse_element(parser, element, stream.capacity_from(element.data()), p, is_object)) {
-            throw InputError("invalid JSON in event #" + std::to_string(index) + " (near byte " +
-                             std::to_string(stream.bytes_consumed()) + ")");
+            // simdjson does not say where in the element; the walker does, to the byte.
+            const std::uint64_t element_start = stream.bytes_consumed() - element.size();
+            const trace::JsonSyntaxProblem syntax = trace::find_json_syntax_problem(element);
+            const std::uint64_t at = element_start + (syntax.found ? syntax.offset : 0);
+            throw InputError("invalid JSON in event #" + std::to_string(index) + ": " +
+                             (syntax.found ? syntax.what : std::string("a number out of range")) + " (at byte " +
+                             std::to_string(at) + ")");
         }
         if (index == 0 && !setup.has_base && stream.object_form() && member_base(stream, base)) state.set_base(base);
         if (is_object) state.handle(p, index);
+        else state.not_an_event(index);
         ++index;
     }
     state.finish();

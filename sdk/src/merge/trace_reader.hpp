@@ -20,6 +20,8 @@ struct ReadEvent {
     std::string_view phase;         // process_name of its pid, "Unknown" when undeclared
     std::string_view thread_key;    // args.thread_id, else tid, else "0"
     std::string_view thread_label;  // "<node>_<thread_name or key>"
+    std::string_view pid;           // as written (strings unquoted)
+    std::string_view thread_name;   // from a thread_name M event, empty when undeclared
     std::string_view args_json;     // Python-style text, empty when there are no args
     bool has_step = false;
     std::int64_t step = 0;
@@ -36,6 +38,9 @@ struct ReaderSetup {
     bool has_base = false;     // base known from outside (TF marker, or a second reading)
     TraceNumber base;
     std::size_t chunk_bytes = 1 << 20;  // read size; tiny values exercise chunk boundaries
+    // A B without its E is left out (smdebug); viewers instead draw it to the last event of its
+    // thread, and so does the flame graph when this is set.
+    bool close_open_spans = false;
 };
 
 struct ReadOutcome {

@@ -1,11 +1,13 @@
-// Reads <run_id>_stats.json with simdjson's On-Demand API, which can say where a problem is, so
-// an error names the file, the problem and its line and column.
+// Reads <run_id>_stats.json with simdjson's On-Demand API. Every value is checked for the kind
+// the format needs, and an error names the file, the byte where the problem is and what was
+// expected there.
 #include <simdjson.h>
 
-#include <fstream>
-#include <sstream>
+#include <cmath>
 
 #include "ringprof/stats.hpp"
+#include "trace/file_text.hpp"
+#include "trace/json_error_position.hpp"
 
 namespace ringprof {
 
@@ -15,25 +17,45 @@ namespace od = simdjson::ondemand;
 
 struct Problem {
     std::string what;
+    const char* at = nullptr;  // where in the text; nullptr: unknown
 };
 
+const char* where(od::value& v) {
+    return v.raw_json_token().data();
+}
+
+[[noreturn]] void fail_at(od::value& v, std::string what) { throw Problem{std::move(what), where(v)}; }
+
+double finite_number(od::value v, const char* field) {
+    if (v.type() != od::json_type::number) fail_at(v, std::string("\"") + field + "\" is not a number");
+    double d;
+    if (v.get_double().get(d) || !std::isfinite(d)) fail_at(v, std::string("\"") + field + "\" is out of range");
+    return d;
+}
+
 std::uint64_t count_of(od::value v, const char* field) {
-    if (v.type() != od::json_type::number) throw Problem{std::string("\"") + field + "\" is not a number"};
-    const double d = v.get_double();
-    if (d < 0 || d != static_cast<double>(static_cast<std::uint64_t>(d))) {
-        throw Problem{std::string("\"") + field + "\" is not a count"};
+    const double d = finite_number(v, field);
+    // 2^53: beyond it a JSON number no longer names one integer.
+    if (d < 0 || d != std::floor(d) || d > 9007199254740992.0) {
+        fail_at(v, std::string("\"") + field + "\" is not a whole count >= 0");
     }
     return static_cast<std::uint64_t>(d);
 }
 
 double seconds_of(od::value v, const char* field) {
-    if (v.type() != od::json_type::number) throw Problem{std::string("\"") + field + "\" is not a number"};
-    return v.get_double();
+    const double d = finite_number(v, field);
+    if (d < 0) fail_at(v, std::string("\"") + field + "\" is a negative time");
+    return d;
 }
 
 std::string string_of(od::value v, const char* field) {
-    if (v.type() != od::json_type::string) throw Problem{std::string("\"") + field + "\" is not a string"};
+    if (v.type() != od::json_type::string) fail_at(v, std::string("\"") + field + "\" is not a string");
     return std::string(std::string_view(v.get_string()));
+}
+
+od::object object_of(od::value v, const char* what) {
+    if (v.type() != od::json_type::object) fail_at(v, std::string(what) + " is not an object");
+    return v.get_object();
 }
 
 // Fills `c` from a counts field; false if the key is not one of them.
@@ -46,10 +68,11 @@ bool read_count_field(std::string_view key, od::value v, CallCounts& c) {
     return true;
 }
 
-CalleeStats read_callee(od::object obj) {
+CalleeStats read_callee(od::value callee) {
     CalleeStats c;
     bool has_index = false;
-    for (auto field : obj) {
+    const char* start = where(callee);
+    for (auto field : object_of(callee, "a callee")) {
         const std::string_view key = field.unescaped_key();
         od::value v = field.value();
         if (key == "callee") {
@@ -59,50 +82,39 @@ CalleeStats read_callee(od::object obj) {
             read_count_field(key, v, c.counts);
         }
     }
-    if (!has_index) throw Problem{"a callee has no \"callee\" index"};
+    if (!has_index) throw Problem{"a callee has no \"callee\" index", start};
     return c;
 }
 
-FunctionStats read_function(od::object obj) {
+FunctionStats read_function(od::value function) {
     FunctionStats f;
     bool has_name = false, has_calls = false;
-    for (auto field : obj) {
+    const char* start = where(function);
+    for (auto field : object_of(function, "a function")) {
         const std::string_view key = field.unescaped_key();
         od::value v = field.value();
         if (key == "file") {
             f.file = string_of(v, "file");
         } else if (key == "line") {
-            f.line = static_cast<std::uint32_t>(count_of(v, "line"));
+            const std::uint64_t line = count_of(v, "line");
+            if (line > 0xFFFFFFFFu) fail_at(v, "\"line\" is out of range");
+            f.line = static_cast<std::uint32_t>(line);
         } else if (key == "name") {
             f.name = string_of(v, "name");
             has_name = true;
         } else if (key == "signature") {
             f.signature = string_of(v, "signature");
         } else if (key == "callees") {
-            if (v.type() != od::json_type::array) throw Problem{"\"callees\" is not a list"};
-            for (auto item : v.get_array()) f.callees.push_back(read_callee(item.get_object()));
+            if (v.type() != od::json_type::array) fail_at(v, "\"callees\" is not a list");
+            for (auto item : v.get_array()) f.callees.push_back(read_callee(item.value()));
         } else if (read_count_field(key, v, f.counts)) {
             has_calls = has_calls || key == "ncalls";
         }
         // Unknown keys are skipped: later versions may add fields.
     }
-    if (!has_name) throw Problem{"a function has no \"name\""};
-    if (!has_calls) throw Problem{"a function has no \"ncalls\""};
+    if (!has_name) throw Problem{"a function has no \"name\"", start};
+    if (!has_calls) throw Problem{"a function has no \"ncalls\"", start};
     return f;
-}
-
-std::string position_of(std::string_view text, const char* at) {
-    if (at == nullptr || at < text.data() || at > text.data() + text.size()) return "at end of input";
-    std::size_t line = 1, column = 1;
-    for (const char* p = text.data(); p < at; ++p) {
-        if (*p == '\n') {
-            ++line;
-            column = 1;
-        } else {
-            ++column;
-        }
-    }
-    return "at line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
 }  // namespace
@@ -110,46 +122,51 @@ std::string position_of(std::string_view text, const char* at) {
 std::vector<FunctionStats> parse_stats_json(std::string_view text, std::string_view source) {
     simdjson::padded_string padded(text);
     od::parser parser;
-    od::document doc;
     std::vector<FunctionStats> stats;
-    bool iterating = false;
-    auto fail = [&](const std::string& what) {
-        const char* at = nullptr;
-        if (iterating) {  // a document that never started has no location to ask for
-            auto loc = doc.current_location();
-            if (!loc.error()) at = loc.value_unsafe();
+    const std::string prefix = std::string(source) + ": not a ringprof stats file: ";
+    auto fail = [&](const std::string& what, const char* at) {
+        // A syntax error is located by walking the text; simdjson does not say where.
+        const trace::JsonSyntaxProblem syntax = trace::find_json_syntax_problem(text);
+        if (syntax.found) {
+            throw StatsFileError(prefix + "invalid JSON: " + syntax.what + " " +
+                                 trace::describe_offset(text, syntax.offset));
         }
-        throw StatsFileError(std::string(source) + ": not a ringprof stats file: " + what + " " +
-                             position_of(std::string_view(padded.data(), text.size()), at));
+        const std::size_t offset = at != nullptr && at >= padded.data() && at <= padded.data() + text.size()
+                                       ? static_cast<std::size_t>(at - padded.data())
+                                       : text.size();
+        throw StatsFileError(prefix + what + " " + trace::describe_offset(text, offset));
     };
+    const std::size_t first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos) throw StatsFileError(prefix + "the input is empty");
+    const char* top = padded.data() + first;
     bool has_format = false, has_functions = false;
     try {
-        doc = parser.iterate(padded);
-        iterating = true;
-        if (doc.type() != od::json_type::object) fail("the top level is not an object");
+        od::document doc = parser.iterate(padded);
+        if (doc.type() != od::json_type::object) throw Problem{"the top level is not an object", top};
         for (auto field : doc.get_object()) {
             const std::string_view key = field.unescaped_key();
             od::value v = field.value();
             if (key == "format") {
-                if (string_of(v, "format") != "ringprof-stats") throw Problem{"\"format\" is not \"ringprof-stats\""};
+                if (string_of(v, "format") != "ringprof-stats") fail_at(v, "\"format\" is not \"ringprof-stats\"");
                 has_format = true;
             } else if (key == "version") {
-                if (count_of(v, "version") > 1) {
-                    throw Problem{"written by a newer ringprof (format version above 1)"};
-                }
+                if (count_of(v, "version") > 1) fail_at(v, "written by a newer ringprof (format version above 1)");
             } else if (key == "functions") {
-                if (v.type() != od::json_type::array) throw Problem{"\"functions\" is not a list"};
-                for (auto item : v.get_array()) stats.push_back(read_function(item.get_object()));
+                if (v.type() != od::json_type::array) fail_at(v, "\"functions\" is not a list");
+                for (auto item : v.get_array()) stats.push_back(read_function(item.value()));
                 has_functions = true;
             }
         }
+        if (const auto next = doc.current_location(); !next.error()) {
+            throw Problem{"extra data after the end of the JSON value", next.value_unsafe()};
+        }
     } catch (const simdjson::simdjson_error& e) {
-        fail(e.what());
+        fail(e.what(), nullptr);
     } catch (const Problem& p) {
-        fail(p.what);
+        fail(p.what, p.at);
     }
-    if (!has_format) throw StatsFileError(std::string(source) + ": not a ringprof stats file: no \"format\": \"ringprof-stats\"");
-    if (!has_functions) throw StatsFileError(std::string(source) + ": not a ringprof stats file: no \"functions\" list");
+    if (!has_format) fail("no \"format\": \"ringprof-stats\" in the top-level object", top);
+    if (!has_functions) fail("no \"functions\" list in the top-level object", top);
     for (std::size_t i = 0; i < stats.size(); ++i) {
         for (const CalleeStats& c : stats[i].callees) {
             if (c.callee >= stats.size()) {
@@ -163,12 +180,10 @@ std::vector<FunctionStats> parse_stats_json(std::string_view text, std::string_v
 }
 
 std::vector<FunctionStats> load_stats_json(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw StatsFileError(path + ": cannot open the file for reading");
-    std::ostringstream buf;
-    buf << in.rdbuf();
-    if (in.bad()) throw StatsFileError(path + ": read error");
-    return parse_stats_json(buf.str(), path);
+    std::string text;
+    const std::string problem = trace::read_file_text(path, text);
+    if (!problem.empty()) throw StatsFileError(path + ": " + problem);
+    return parse_stats_json(text, path);
 }
 
 }  // namespace ringprof
