@@ -6,6 +6,7 @@
 #include <string>
 
 #include "env_settings.hpp"
+#include "ring_room.hpp"
 #include "ringprof/config.hpp"
 
 namespace ringprof {
@@ -13,7 +14,6 @@ namespace ringprof {
 namespace {
 // Accepted ranges of the numeric settings; anything else is refused with a message.
 constexpr std::uint64_t kMinRingBytes = 1024;            // 64 events: less cannot hold one deep stack
-constexpr std::uint64_t kMaxRingBytes = std::uint64_t{1} << 32;  // 4 GiB per thread
 constexpr std::uint64_t kMaxFlushIntervalMs = 86400000;  // a day
 constexpr std::uint64_t kMaxTimelineMinNs = 3600000000000;  // an hour
 constexpr std::uint64_t kMaxTimelineDepth = 1000000;
@@ -33,7 +33,7 @@ Config Config::from_environment() {
     using detail::env_unsigned;
     if (auto v = env_string("RINGPROF_OUTPUT_DIR")) c.output_dir = *v;
     if (auto v = env_string("RINGPROF_RUN_ID")) c.run_id = *v;
-    if (auto v = env_unsigned("RINGPROF_RING_BYTES", kMinRingBytes, kMaxRingBytes)) {
+    if (auto v = env_unsigned("RINGPROF_RING_BYTES", kMinRingBytes, detail::kMaxRingBytes)) {
         c.ring_bytes = static_cast<std::size_t>(*v);
     }
     if (auto v = env_bool("RINGPROF_ENABLED")) c.start_enabled = *v;

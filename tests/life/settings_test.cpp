@@ -38,8 +38,8 @@ std::vector<Setting> settings() {
          [](const Config& c) -> std::uint64_t { return c.pythontimeline_max_bytes; }, "1048576", 1048576, {"0", "65535", "1099511627777"}},
         {"RINGPROF_PYTHONTIMELINE_MAX_SECONDS", "from 0 to 604800",
          [](const Config& c) -> std::uint64_t { return c.pythontimeline_max_seconds; }, "30", 30, {"604801", "4294967296"}},
-        {"RINGPROF_RING_BYTES", "from 1024 to 4294967296", [](const Config& c) -> std::uint64_t { return c.ring_bytes; },
-         "65536", 65536, {"0", "1023", "99999999999999", "1M"}},
+        {"RINGPROF_RING_BYTES", "from 1024 to 1073741824", [](const Config& c) -> std::uint64_t { return c.ring_bytes; },
+         "65536", 65536, {"0", "1023", "1073741825", "99999999999999", "1M"}},
     };
 }
 

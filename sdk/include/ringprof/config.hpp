@@ -28,7 +28,7 @@ struct Config {
     // The most ring memory one recording thread may hold, rounded up to a power of two of
     // 16-byte events and capped at 1 GiB. Every thread starts with 16 KiB; only threads that fill
     // it grow (4 MiB, then x4 up to this). Env: RINGPROF_RING_BYTES
-    // (1024 to 4294967296).
+    // (1024 to 1073741824).
     std::size_t ring_bytes = std::size_t{16} << 20;
     // Record from the start; otherwise wait for ringprof::enable(). Env: RINGPROF_ENABLED=0|1.
     bool start_enabled = true;
