@@ -32,8 +32,10 @@ void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+// The sized forms forward to the unsized ones, so free() is called from one place that GCC sees
+// paired with malloc (it warned, -Wmismatched-new-delete, when a sized delete called free).
+void operator delete(void* p, std::size_t) noexcept { ::operator delete(p); }
+void operator delete[](void* p, std::size_t) noexcept { ::operator delete[](p); }
 
 namespace ringprof {
 namespace {
