@@ -5,21 +5,16 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
-
-// ThreadSanitizer by default kills a child of a multi-threaded parent that starts a thread; a
-// forked worker must start its own drainer, which is exactly what the fork test checks. TSan
-// supports it with this option (it cannot see races across the fork, which is fine here).
-#if defined(__SANITIZE_THREAD__)
-extern "C" const char* __tsan_default_options() { return "die_after_fork=0"; }
-#endif
 
 namespace ringprof {
 namespace {
@@ -152,6 +147,40 @@ void worker_process_body(int write_fd, int sends) {
     }
 }
 
+// ThreadSanitizer keeps the parent's threads in its registry after fork, so a forked child that
+// starts a thread (its own drainer) dies with "dup thread with used id" (exit 66), whatever
+// die_after_fork says. Under TSan each worker is therefore a fresh copy of this program (fork +
+// exec) that runs worker_process_body from a test environment: the send/receive/graft path is
+// still checked across real processes, and the fork handling itself by the other builds.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kExecWorkers = true;
+#else
+constexpr bool kExecWorkers = false;
+#endif
+constexpr const char* kWorkerFdVariable = "RINGPROF_TEST_WORKER_FD";
+
+class ExecWorkerMode : public ::testing::Environment {
+public:
+    void SetUp() override {
+        const char* fd = std::getenv(kWorkerFdVariable);
+        if (fd == nullptr) return;
+        ::alarm(60);
+        // Named as a forked child's files would be: <run_id>_<pid>.
+        ::setenv("RINGPROF_RUN_ID", ("parent_" + std::to_string(::getpid())).c_str(), 1);
+        worker_process_body(std::atoi(fd), std::atoi(std::getenv("RINGPROF_TEST_WORKER_SENDS")));
+        ::close(std::atoi(fd));
+        std::exit(0);
+    }
+};
+[[maybe_unused]] ::testing::Environment* const g_exec_worker_mode =
+    ::testing::AddGlobalTestEnvironment(new ExecWorkerMode);
+
+// Runs in the forked child under TSan: only async-signal-safe calls between fork and exec.
+[[noreturn]] void exec_worker(char* const* argv, char* const* envp) {
+    ::execve("/proc/self/exe", argv, envp);
+    std::_Exit(127);
+}
+
 TEST(MlAgentsScenario, ForkedWorkersSendTreesThatGraftUnderWorkersWorkerRoot) {
     testing::TempDir dir;
     Session session(test_config(dir, "parent"));
@@ -162,8 +191,19 @@ TEST(MlAgentsScenario, ForkedWorkersSendTreesThatGraftUnderWorkersWorkerRoot) {
     for (int w = 0; w < kWorkers; ++w) {
         int fds[2];
         ASSERT_EQ(::pipe(fds), 0);
+        // Built before fork: the exec'd worker's arguments and environment.
+        std::vector<std::string> env_text{std::string(kWorkerFdVariable) + "=" + std::to_string(fds[1]),
+                                          "RINGPROF_TEST_WORKER_SENDS=" + std::to_string(kSends),
+                                          "RINGPROF_OUTPUT_DIR=" + dir.str(), "RINGPROF_BACKENDS=timers"};
+        for (char** e = environ; *e != nullptr; ++e) env_text.emplace_back(*e);
+        std::vector<char*> envp;
+        for (std::string& e : env_text) envp.push_back(e.data());
+        envp.push_back(nullptr);
+        std::string arg0 = "worker", filter = "--gtest_filter=MlAgentsScenario.BadWorkerTreeMergesNothing";
+        char* argv[] = {arg0.data(), filter.data(), nullptr};
         const pid_t pid = ::fork();
         ASSERT_GE(pid, 0);
+        if (pid == 0 && kExecWorkers) exec_worker(argv, envp.data());
         if (pid == 0) {
             ::alarm(60);  // a hung worker dies, so the parent reads end of stream and fails
             ::close(fds[0]);
