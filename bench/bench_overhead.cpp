@@ -38,30 +38,6 @@ void start_session() {
     g_session = new ringprof::Session(c);
 }
 
-// The budget's floor: two raw tick-counter reads, inlined here on purpose (see the top).
-inline std::uint64_t raw_ticks() {
-#if defined(__x86_64__)
-    return __rdtsc();
-#elif defined(__aarch64__)
-    std::uint64_t v;
-    asm volatile("mrs %0, cntvct_el0" : "=r"(v));
-    return v;
-#else
-#error "bench_overhead's floor needs a raw tick counter on this architecture"
-#endif
-}
-
-void BM_RawRdtscPair(benchmark::State& state) {
-    for (auto _ : state) {
-        std::uint64_t a = raw_ticks();
-        benchmark::DoNotOptimize(a);
-        std::uint64_t b = raw_ticks();
-        benchmark::DoNotOptimize(b);
-    }
-}
-BENCHMARK(BM_RawRdtscPair);
-
-// The library's clock, read the same way: equal to the raw pair unless read_ticks() changed.
 void BM_TscPair(benchmark::State& state) {
     for (auto _ : state) {
         std::uint64_t a = ringprof::detail::read_ticks();
@@ -153,6 +129,29 @@ void BM_NaiveMutexVectorTracer(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_NaiveMutexVectorTracer);
+
+// The budget's floor: two raw tick-counter reads, inlined here on purpose (see the top).
+inline std::uint64_t raw_ticks() {
+#if defined(__x86_64__)
+    return __rdtsc();
+#elif defined(__aarch64__)
+    std::uint64_t v;
+    asm volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+#error "bench_overhead's floor needs a raw tick counter on this architecture"
+#endif
+}
+
+void BM_RawRdtscPair(benchmark::State& state) {
+    for (auto _ : state) {
+        std::uint64_t a = raw_ticks();
+        benchmark::DoNotOptimize(a);
+        std::uint64_t b = raw_ticks();
+        benchmark::DoNotOptimize(b);
+    }
+}
+BENCHMARK(BM_RawRdtscPair);
 
 // Collects per-iteration times so main can print ratios and check the budget.
 class RatioReporter : public benchmark::ConsoleReporter {
