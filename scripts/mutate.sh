@@ -111,7 +111,7 @@ mkdir -p "$tree"
 export CCACHE_BASEDIR=/ CCACHE_NOHASHDIR=1
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-cmake -S "$tree" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGPROF_BUILD_BENCH=OFF \
+cmake -S "$tree" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGPROF_BUILD_TESTS=ON -DRINGPROF_BUILD_TOOLS=ON -DRINGPROF_BUILD_BENCH=OFF \
     -DRINGPROF_BUILD_EXAMPLES=OFF "${launcher[@]}" >/dev/null
 
 build_targets() {  # targets... ; quiet unless it fails
