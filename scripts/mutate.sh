@@ -148,9 +148,10 @@ caught=0 survived=0 stale=0
 for i in "${!ids[@]}"; do
     is_selected "${ids[$i]}" || continue
     id=${ids[$i]} file="$tree/${files[$i]}"
-    occurrences=$(grep -cF -- "${originals[$i]}" "$file" || true)
+    occurrences=0
+    [ -f "$file" ] && occurrences=$(grep -cF -- "${originals[$i]}" "$file" || true)
     if [ "$occurrences" -eq 0 ]; then
-        printf '%-32s stale (original text no longer in %s)\n' "$id" "${files[$i]}"
+        printf '%-32s stale (original text no longer in %s, or the file is gone)\n' "$id" "${files[$i]}"
         stale=$((stale + 1))
         continue
     fi
