@@ -105,9 +105,17 @@ done
 # relative, finds the objects of a normal build.
 tree="$scratch/tree"
 build="$tree/build/mutate"
-mkdir -p "$tree"
-# Unchanged files keep their times (tar preserves them), so make rebuilds only what differs.
-(cd "$here" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | (cd "$tree" && tar -xpf -)
+stage="$scratch/stage"
+rm -rf "$stage"
+mkdir -p "$tree" "$stage"
+(cd "$here" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | (cd "$stage" && tar -xf -)
+# Only files that differ are copied (with a new time), so make rebuilds only what changed; the
+# files mutations touch are always touched, so no object built from a mutant survives a run that
+# was interrupted, or restored a file to an older time.
+(cd "$stage" && find . -type f -print0) | while IFS= read -r -d '' f; do
+    cmp -s "$stage/$f" "$tree/$f" || { mkdir -p "$(dirname "$tree/$f")" && cp "$stage/$f" "$tree/$f"; }
+done
+for f in "${files[@]}"; do [ -f "$tree/$f" ] && touch "$tree/$f"; done
 export CCACHE_BASEDIR=/ CCACHE_NOHASHDIR=1
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
