@@ -13,7 +13,7 @@ jobs=${RINGPROF_JOBS:-$(nproc)}
 
 build_packages=(cmake make g++ pkg-config libconcurrentqueue-dev libfmt-dev libgtest-dev
                 libbenchmark-dev zlib1g-dev libsimdjson-dev)
-test_packages=(clang libclang-rt-14-dev chromium)
+test_packages=(clang libclang-rt-14-dev chromium valgrind)
 
 install_missing() {
     local missing=()
@@ -45,28 +45,42 @@ run_tests() {  # dir
     (cd "$1" && ctest --output-on-failure --timeout 600)
 }
 
+# Demo and tests build in separate folders, and each build forces the options it needs, so
+# `demo` then `test` (either order) never runs test programs left over from another configuration.
+all_parts=(-DRINGPROF_BUILD_TESTS=ON -DRINGPROF_BUILD_TOOLS=ON)
+# Said in the log, not skipped silently.
+browser_skip_note="   skipped here: FlameBrowser.* (they test the page's JavaScript inside Chromium, which no \
+sanitizer instruments; the C++ that writes the page runs here in Html.*, Svg.*, Folded.*)"
+
 case "${1:-}" in
 demo)
     install_missing "${build_packages[@]}"
-    configure_and_build "$build_root/release" -DRINGPROF_BUILD_TESTS=OFF -DRINGPROF_BUILD_BENCH=OFF
-    "$build_root/release/examples/ringprof_demo"
+    configure_and_build "$build_root/demo" -DRINGPROF_BUILD_TESTS=OFF -DRINGPROF_BUILD_BENCH=OFF \
+        -DRINGPROF_BUILD_EXAMPLES=ON
+    "$build_root/demo/examples/ringprof_demo"
     ;;
 test)
     install_missing "${build_packages[@]}" "${test_packages[@]}"
     echo "== normal build"
-    configure_and_build "$build_root/release"
+    configure_and_build "$build_root/release" "${all_parts[@]}" -DRINGPROF_BUILD_BENCH=ON -DRINGPROF_BUILD_EXAMPLES=ON
     run_tests "$build_root/release"
-    echo "== overhead budget: PROF_SCOPE must cost at most 2x a bare pair of TSC reads"
+    # 1.5x: a recorded scope measured 1.06-1.10x on the 2-core machine at load 11, and the same
+    # marker with a steady_clock clock 2.02x, with seq_cst head stores 2.05x (issue 18).
+    echo "== overhead budget: PROF_SCOPE must cost at most 1.5x a bare pair of rdtsc instructions, drop nothing"
     (cd "$build_root/release" && ./bench/bench_overhead --benchmark_min_time=0.1 \
-        --benchmark_repetitions=5 --budget=2.0)
+        --benchmark_repetitions=5 --budget=1.5)
+    echo "== overhead budget: instructions per recorded PROF_SCOPE (callgrind) under a fixed ceiling"
+    "$here/bench/check_instructions_per_scope.sh" "$build_root/release"
     echo "== ThreadSanitizer"
-    configure_and_build "$build_root/tsan" -DRINGPROF_SANITIZE=thread \
+    configure_and_build "$build_root/tsan" "${all_parts[@]}" -DRINGPROF_SANITIZE=thread \
         -DRINGPROF_BUILD_BENCH=OFF -DRINGPROF_BUILD_EXAMPLES=OFF
+    echo "$browser_skip_note"
     RINGPROF_TEST_SCALE=10 RINGPROF_SKIP_BROWSER_TESTS=1 TSAN_OPTIONS=halt_on_error=1 \
         run_tests "$build_root/tsan"
     echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
-    configure_and_build "$build_root/asan" -DRINGPROF_SANITIZE=address,undefined \
+    configure_and_build "$build_root/asan" "${all_parts[@]}" -DRINGPROF_SANITIZE=address,undefined \
         -DRINGPROF_BUILD_BENCH=OFF -DRINGPROF_BUILD_EXAMPLES=OFF
+    echo "$browser_skip_note"
     RINGPROF_TEST_SCALE=10 RINGPROF_SKIP_BROWSER_TESTS=1 run_tests "$build_root/asan"
     echo "== libFuzzer: every reader, briefly (seeds in tests/fuzz/corpus/<target>/)"
     CXX=clang++ configure_and_build "$build_root/fuzz" -DRINGPROF_BUILD_FUZZ=ON -DRINGPROF_SANITIZE=address \

@@ -12,28 +12,32 @@ namespace {
 thread_local std::uint64_t t_allocations = 0;
 }
 
-void* operator new(std::size_t n) {
+// None of these is inlined: GCC pairs a `new` expression with operator delete, and once a body
+// is inlined into a caller it sees malloc'd memory released by operator delete, or memory from
+// operator new released by free() (-Wmismatched-new-delete). Out of line, callers see new/delete
+// as written, and the malloc/free pair stays inside these functions.
+__attribute__((noinline)) void* operator new(std::size_t n) {
     ++t_allocations;
     if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
     throw std::bad_alloc();
 }
-void* operator new[](std::size_t n) {
+__attribute__((noinline)) void* operator new[](std::size_t n) {
     ++t_allocations;
     if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
     throw std::bad_alloc();
 }
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+__attribute__((noinline)) void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
     ++t_allocations;
     return std::malloc(n == 0 ? 1 : n);
 }
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
+__attribute__((noinline)) void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
     ++t_allocations;
     return std::malloc(n == 0 ? 1 : n);
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete[](void* p) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+__attribute__((noinline)) void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace ringprof {
 namespace {

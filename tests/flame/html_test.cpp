@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
-#include <chrono>
 
 #include "flame_test_trees.hpp"
 #include "ringprof/flame.hpp"
@@ -84,16 +83,15 @@ TEST(Html, TitleIsEscapedInTheHead) {
     EXPECT_NE(html.find("<title>demo &lt;/script&gt;&lt;b&gt;run&lt;/b&gt; - flame graph</title>"), std::string::npos);
 }
 
-TEST(Html, TenThousandNodesRenderQuicklyAndCompactly) {
+// Speed belongs to a benchmark (bench/bench_flame), not to a unit test on a shared machine.
+TEST(Html, TenThousandNodesRenderCompactly) {
     ringprof::FlameProfile p;
     p.title = "generated";
     p.merged = flame_test::generated_tree(10000);
     ASSERT_EQ(flame_test::node_count(p.merged), 10000u);
-    const auto start = std::chrono::steady_clock::now();
     const std::string html = ringprof::render_html(p);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    EXPECT_LT(ms, 2000.0);  // generous for sanitizer builds; a plain build takes a few ms
     EXPECT_LT(html.size(), 1024u * 1024u);
+    EXPECT_NE(html.find("fn_9999_"), std::string::npos) << "the last generated node must be in the page";
 }
 
 }  // namespace

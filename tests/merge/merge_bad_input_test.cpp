@@ -2,8 +2,10 @@
 // partial output is ever left behind.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include "merge_fixtures.hpp"
 #include "ringprof/merged_timeline.hpp"
@@ -91,14 +93,55 @@ TEST(MergeBadInput, TensorFlowTraceWithoutMarker) {
     EXPECT_NE(reason_for(dir.path(), bad).find(".metadata marker"), std::string::npos);
 }
 
+#ifdef RINGPROF_TOOL
+// Root reads every folder, and CI runs as root: the merge then runs as the unprivileged user
+// `nobody` (setpriv), through the CLI, under a deadline.
+void open_to_everyone(const fs::path& root) {
+    const auto readable = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                          fs::perms::others_read | fs::perms::others_exec;
+    fs::permissions(root, readable);
+    for (const auto& e : fs::recursive_directory_iterator(root)) {
+        if (e.is_directory()) fs::permissions(e.path(), readable);
+    }
+}
+
+std::string merge_as_nobody(const fs::path& root, const fs::path& out, int& exit_code) {
+    fs::create_directories(out);
+    fs::permissions(out, fs::perms::all);
+    const fs::path err = out / "stderr.txt";
+    const std::string cmd = "timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups " + std::string(RINGPROF_TOOL) +
+                            " merge " + root.string() + " -o " + out.string() + " 2>" + err.string();
+    const int status = std::system(cmd.c_str());
+    exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return slurp(err.string());
+}
+#endif
+
 TEST(MergeBadInput, UnreadableFolder) {
-    if (::geteuid() == 0) GTEST_SKIP() << "root reads every folder";
     TempDir dir;
     const auto locked = dir.path() / "framework" / "pevents" / "locked";
     write_file(locked / (std::to_string(kBase) + "_3-z_pythontimeline.json"), good_timeline());
+    if (::geteuid() != 0) {
+        fs::permissions(locked, fs::perms::none);
+        EXPECT_NE(reason_for(dir.path(), locked).find("cannot list folder"), std::string::npos);
+        fs::permissions(locked, fs::perms::owner_all);
+        return;
+    }
+#ifdef RINGPROF_TOOL
+    write_file(pevents_file(dir.path(), kBase + 20, "1-good", "pythontimeline.json"), good_timeline());
+    open_to_everyone(dir.path());
+    int code = -1;
+    const std::string open_err = merge_as_nobody(dir.path(), dir.path() / "out_open", code);
+    ASSERT_EQ(code, 0) << "setpriv or the tool failed before the folder was locked: " << open_err;
     fs::permissions(locked, fs::perms::none);
-    EXPECT_NE(reason_for(dir.path(), locked).find("cannot list folder"), std::string::npos);
+    const std::string err = merge_as_nobody(dir.path(), dir.path() / "out_locked", code);
     fs::permissions(locked, fs::perms::owner_all);
+    EXPECT_EQ(code, 3) << err;  // merged, but an input was skipped
+    EXPECT_NE(err.find("skipped " + locked.string() + ": cannot list folder"), std::string::npos) << err;
+    EXPECT_NE(err.find("1 skipped"), std::string::npos) << err;
+#else
+    GTEST_SKIP() << "running as root without the ringprof tool: nothing can show an unreadable folder";
+#endif
 }
 
 TEST(MergeBadInput, MalformedEventsAreDroppedAndCounted) {

@@ -109,9 +109,28 @@ TEST(MergeRanges, SuffixFilterLimitsTheInputs) {
     EXPECT_EQ(x[0].name, "next");
 }
 
+// Where a merge with this spill folder failed, or "" if it never needed the folder.
+std::string spill_failure(const fs::path& root, const fs::path& out, const fs::path& spill_dir) {
+    MergedTimeline merger(root.string(), {}, out.string());
+    merger.set_memory_budget(1);
+    merger.set_temp_dir(spill_dir.string());
+    try {
+        const auto r = merger.merge_all();
+        std::string reasons;
+        for (const auto& s : r.skipped) reasons += s.reason + "\n";
+        return reasons;
+    } catch (const ringprof::MergeError& e) {
+        return e.what();
+    }
+}
+
 TEST(MergeRanges, SpillingToDiskGivesTheSameFile) {
     TempDir dir;
     two_hosts(dir.path());
+    // Enough events that the smallest memory budget (a few KiB) overflows many times.
+    std::vector<PhaseEvent> many;
+    for (int i = 0; i < 400; ++i) many.push_back({"Phase", "op" + std::to_string(i % 7), i * 3, 2, ""});
+    write_file(pevents_file(dir.path(), kBase + 1500, "102-host2", "pythontimeline.json"), smdebug_timeline(kBase, many));
     MergedTimeline in_memory(dir.path().string(), {}, (dir.path() / "a").string());
     MergedTimeline spilled(dir.path().string(), {}, (dir.path() / "b").string());
     spilled.set_memory_budget(1);  // every few events go to a run file
@@ -121,7 +140,17 @@ TEST(MergeRanges, SpillingToDiskGivesTheSameFile) {
     const auto a = in_memory.merge_all();
     const auto b = spilled.merge_all();
     EXPECT_EQ(slurp(a.output_path), slurp(b.output_path));
-    EXPECT_EQ(a.events_written, 40u);
+    EXPECT_EQ(a.events_written, 440u);
+    EXPECT_TRUE(b.complete());
+    // Proof that it spilled: the same merge, with a spill folder that cannot be created (its
+    // parent is a file), fails naming the spill folder; in memory it needs no folder at all.
+    write_file(dir.path() / "not_a_folder", "x");
+    const std::string failure = spill_failure(dir.path(), dir.path() / "c", dir.path() / "not_a_folder");
+    EXPECT_NE(failure.find("spill"), std::string::npos) << failure;
+    EXPECT_NE(failure.find("not_a_folder"), std::string::npos) << failure;
+    MergedTimeline unneeded(dir.path().string(), {}, (dir.path() / "d").string());
+    unneeded.set_temp_dir((dir.path() / "not_a_folder").string());
+    EXPECT_TRUE(unneeded.merge_all().complete()) << "the default budget holds these events in memory";
 }
 
 TEST(MergeRanges, EndBeforeStartIsRefused) {

@@ -11,9 +11,17 @@ if(NOT EXISTS ${prefix}/bin/ringprof)
   message(FATAL_ERROR "the ringprof tool was not installed in bin/")
 endif()
 
+# A sanitizer build installs an instrumented library: the consumer is built with the same
+# -fsanitize so it links and runs like a user's sanitizer build would.
+set(consumer_flags)
+if(SANITIZE)
+  list(APPEND consumer_flags "-DCMAKE_CXX_FLAGS=-fsanitize=${SANITIZE}" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SANITIZE}")
+endif()
+
 function(build_and_run_consumer label package_arg)
   set(dir ${WORK_DIR}/consumer_${label})
-  execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${dir} ${package_arg} RESULT_VARIABLE rc OUTPUT_QUIET)
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${dir} ${package_arg} ${consumer_flags}
+                  RESULT_VARIABLE rc OUTPUT_QUIET)
   if(rc)
     message(FATAL_ERROR "configuring the consumer with find_package(ringprof) (${label}) failed")
   endif()

@@ -48,6 +48,21 @@ TEST(MergeTimersCli, GraftsEveryFileAndMarksMergedNodesParallel) {
     EXPECT_EQ(m.gauges[0].second.max, 20.0);
 }
 
+TEST(MergeTimersCli, ExactlyOneFileIsStillMarkedParallel) {
+    // Like ML-Agents: what came from another process ran beside this one, even from one worker.
+    testing::TempDir dir;
+    const std::string a = dir.str() + "/a_timers.json";
+    std::ofstream(a) << write_timers_json(worker_tree(1.0, 10), TimersFormat::Dict);
+    const std::string out = dir.str() + "/merged.json";
+    ASSERT_EQ(run_tool("--graft workers/worker_root -o " + out + " " + a, dir.str() + "/err"), 0);
+    const TimerTree m = load_timers_json(out);
+    const TimerNode* step = m.root.find_path("workers/worker_root/env_step");
+    ASSERT_NE(step, nullptr);
+    EXPECT_EQ(step->count, 10u);
+    EXPECT_DOUBLE_EQ(step->total, 1.0);
+    EXPECT_TRUE(step->is_parallel);
+}
+
 TEST(MergeTimersCli, TruncatedFileIsNamedWithItsPositionAndSkippedWhole) {
     testing::TempDir dir;
     const std::string good = dir.str() + "/good.json", bad = dir.str() + "/bad.json";
