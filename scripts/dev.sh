@@ -64,11 +64,12 @@ test)
     echo "== normal build"
     configure_and_build "$build_root/release" "${all_parts[@]}" -DRINGPROF_BUILD_BENCH=ON -DRINGPROF_BUILD_EXAMPLES=ON
     run_tests "$build_root/release"
-    # 1.5x: a recorded scope measured 1.06-1.10x on the 2-core machine at load 11, and the same
-    # marker with a steady_clock clock 2.02x, with seq_cst head stores 2.05x (issue 18).
-    echo "== overhead budget: PROF_SCOPE must cost at most 1.5x a bare pair of rdtsc instructions, drop nothing"
+    # 1.8x: a recorded scope measured 1.06-1.10x on the 2-core machine at load 11 but up to 1.54x
+    # on an idle one (issue 15: the drainer on its own core), while the same marker with a
+    # steady_clock clock measured 2.02x and with seq_cst head stores 2.05x (issue 18).
+    echo "== overhead budget: PROF_SCOPE must cost at most 1.8x a bare pair of rdtsc instructions, drop nothing"
     (cd "$build_root/release" && ./bench/bench_overhead --benchmark_min_time=0.1 \
-        --benchmark_repetitions=5 --budget=1.5)
+        --benchmark_repetitions=5 --budget=1.8)
     echo "== overhead budget: instructions per recorded PROF_SCOPE (callgrind) under a fixed ceiling"
     "$here/bench/check_instructions_per_scope.sh" "$build_root/release"
     echo "== ThreadSanitizer"
