@@ -52,8 +52,8 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
                     track.stack.pop_back();
                     track.tree.charge(open.node, e.tsc - open.begin_ticks);
                     if (spans != nullptr) {
-                        spans->push_back(RawSpan{track.tree.nodes()[open.node].site, open.begin_ticks,
-                                                 e.tsc, track.tid, track.depth(), track.step});
+                        spans->emplace_back(track.tree.nodes()[open.node].site, open.begin_ticks, e.tsc, track.tid,
+                                            track.depth(), track.step);
                     }
                 }
                 break;
