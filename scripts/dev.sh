@@ -13,7 +13,7 @@ jobs=${RINGPROF_JOBS:-$(nproc)}
 
 build_packages=(cmake make g++ pkg-config libconcurrentqueue-dev libfmt-dev libgtest-dev
                 libbenchmark-dev zlib1g-dev libsimdjson-dev)
-test_packages=(clang libclang-rt-14-dev chromium)
+test_packages=(clang libclang-rt-14-dev chromium valgrind)
 
 install_missing() {
     local missing=()
@@ -59,6 +59,8 @@ test)
     echo "== overhead budget: PROF_SCOPE must cost at most 2x a bare pair of TSC reads"
     (cd "$build_root/release" && ./bench/bench_overhead --benchmark_min_time=0.1 \
         --benchmark_repetitions=5 --budget=2.0)
+    echo "== instruction budget: a recorded empty PROF_SCOPE in at most 50 instructions (callgrind)"
+    "$here/bench/instructions_per_scope.sh" "$build_root/release" 50
     echo "== ThreadSanitizer"
     configure_and_build "$build_root/tsan" -DRINGPROF_SANITIZE=thread \
         -DRINGPROF_BUILD_BENCH=OFF -DRINGPROF_BUILD_EXAMPLES=OFF
