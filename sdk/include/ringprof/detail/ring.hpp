@@ -3,8 +3,8 @@
 // The producer owns `head_` and a `limit_`: the index up to which it may write without looking
 // at the consumer. The fast path is one add and one compare against it and publishes with one
 // release store (a plain mov on x86). The compare is against `reserved_`, the head plus one End
-// for every open scope, which a Begin moves by two and an End not at all. Crossing the limit takes the out-of-line make_room(),
-// which re-reads the consumer's `tail_` (on its own line), wakes the drainer once per crossing
+// for every open scope, which a Begin moves by two and an End not at all. Crossing the limit
+// takes the out-of-line make_room(), which re-reads the consumer's `tail_` (on its own line), wakes the drainer once per crossing
 // of a quarter-full mark, moves on to a bigger segment if one is ready, and, when the ring is
 // really full, applies the full-ring policy (ring_room.cpp): wait for room, recorded as a
 // `ringprof.wait` scope, or refuse.
@@ -175,7 +175,8 @@ public:
 
 private:
     // Out of line (sdk/src/ring_room.cpp): true once `need` events fit from the current head
-    // (which a recorded wait may have advanced); false means refuse.
+    // (which a recorded wait may have advanced); false means refuse. Leaves limit_ at 0 while a
+    // refused scope is open.
     bool make_room(std::uint64_t need) noexcept;
     bool find_room(std::uint64_t need) noexcept;
     bool refresh_limit(std::uint64_t h, std::uint64_t need) noexcept;
