@@ -52,26 +52,36 @@ Ring* ring_for_recording(std::uint8_t& state) noexcept {
 
 }  // namespace
 
-Ring* begin_slow(const Site* site, bool& admitted) noexcept {
+Closing begin_slow(const Site* site) noexcept {
     std::uint8_t state = 0;
     Ring* ring = ring_for_recording(state);
-    if (ring == nullptr) return nullptr;
-    if (state == kOn) {
-        admitted = ring->try_begin(make_tag(site, EventKind::Begin));
-    } else {
-        Event e{slow_ticks(), make_tag(site, EventKind::Begin)};
-        admitted = ring->try_open(&e, 1);
-    }
-    return ring;
+    if (ring == nullptr) return kNotRecording;
+    if (state == kOn) return closing_for(ring, ring->try_begin(make_tag(site, EventKind::Begin)));
+    Event e{slow_ticks(), make_tag(site, EventKind::Begin)};
+    const bool admitted = ring->try_open(&e, 1);
+    return admitted ? closing_for(ring, true) | kSlowClock : closing_for(ring, false);
 }
 
-Ring* open_slow(Event* events, std::uint64_t n, bool& admitted) noexcept {
+Closing open_slow(Event* events, std::uint64_t n) noexcept {
     std::uint8_t state = 0;
     Ring* ring = ring_for_recording(state);
-    if (ring == nullptr) return nullptr;
+    if (ring == nullptr) return kNotRecording;
+    if (state == kOn) {
+        events[0].tsc = read_ticks();
+        return closing_for(ring, ring->try_open(events, n));
+    }
     events[0].tsc = slow_ticks();
-    admitted = ring->try_open(events, n);
-    return ring;
+    const bool admitted = ring->try_open(events, n);
+    return admitted ? closing_for(ring, true) | kSlowClock : closing_for(ring, false);
+}
+
+void close_slow(Closing closing, std::uint64_t tag) noexcept {
+    Ring* ring = reinterpret_cast<Ring*>(closing & ~kClosingBits);
+    if ((closing & kClosingBits) == kRefused) {
+        ring->end_refused();
+    } else {
+        ring->end(tag, slow_ticks());
+    }
 }
 
 bool write_slow(Event* events, std::uint64_t n) noexcept {

@@ -201,6 +201,12 @@ bool Ring::move_to_bigger_segment(std::uint64_t h, std::uint64_t need) noexcept 
 }
 
 bool Ring::make_room(std::uint64_t need) noexcept {
+    const bool room = find_room(need);
+    if (suppressed_ != 0) limit_ = 0;  // a record beside a refused scope: Begins stay refused
+    return room;
+}
+
+bool Ring::find_room(std::uint64_t need) noexcept {
     const std::uint64_t h = head_.load(std::memory_order_relaxed);
     if (refresh_limit(h, need)) return true;
     if (move_to_bigger_segment(h, need)) return true;
@@ -240,9 +246,8 @@ bool Ring::wait_for_room(std::uint64_t need) noexcept {
         if ((spins & 63) == 0) ring_doorbell();
     }
     const std::uint64_t end = slow_ticks();
-    const std::uint64_t h = head_.load(std::memory_order_relaxed);
     const Event wait[2] = {{begin, make_tag(&kWaitSite, EventKind::Begin)}, {end, make_tag(&kWaitSite, EventKind::End)}};
-    publish(h, wait, 2);
+    publish(wait, 2);
     waits_.store(waits_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     wait_ticks_.store(wait_ticks_.load(std::memory_order_relaxed) + (end - begin), std::memory_order_relaxed);
     return true;

@@ -73,6 +73,29 @@ TEST(Ring, ScopesNestedInARefusedScopeAreRefusedEvenAfterRoomIsFreed) {
     EXPECT_EQ(r.ring.dropped(), 2u);
 }
 
+// A record written beside a refused scope (a gauge in it) takes the room path, which must not
+// reopen admission for the refused scope's children.
+TEST(Ring, ARecordWrittenInsideARefusedScopeKeepsItsChildrenRefused) {
+    OwnedRing r(8);
+    ASSERT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{1}, EventKind::Begin)));
+    ASSERT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{2}, EventKind::Begin)));
+    ASSERT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{3}, EventKind::Begin)));
+    ASSERT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{4}, EventKind::Begin)));
+    EXPECT_FALSE(r.ring.try_begin(make_tag(std::uint64_t{5}, EventKind::Begin)));  // full
+    r.ring.release(r.ring.readable_head());  // the drainer frees room
+    const Event gauge{0, make_tag(std::uint64_t{6}, EventKind::Gauge)};
+    EXPECT_TRUE(r.ring.try_write(&gauge, 1));  // room again: the record itself fits
+    EXPECT_FALSE(r.ring.try_begin(make_tag(std::uint64_t{7}, EventKind::Begin)));  // child of refused
+    const Event step[2] = {{0, make_tag(std::uint64_t{0}, EventKind::StepBegin)}, {1, 0}};
+    EXPECT_FALSE(r.ring.try_open(step, 2));  // so is a scope-like record
+    r.ring.end_refused();
+    r.ring.end_refused();
+    r.ring.end_refused();
+    EXPECT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{8}, EventKind::Begin)));  // a sibling again
+    EXPECT_EQ(r.ring.dropped(), 3u);
+    EXPECT_EQ(r.ring.open_scopes(), 5u);
+}
+
 // ---- admission at capacity - 1, capacity and capacity + 1, for every record kind ----
 
 // A record kind as markers write it: `events` in the record, `closing` 1 if one later end()

@@ -2,8 +2,9 @@
 //
 // The producer owns `head_` and a `limit_`: the index up to which it may write without looking
 // at the consumer. The fast path is one add and one compare against it and publishes with one
-// release store (a plain mov on x86). Crossing the limit takes the out-of-line make_room(),
-// which re-reads the consumer's `tail_` (on its own line), wakes the drainer once per crossing
+// release store (a plain mov on x86). The compare is against `reserved_`, the head plus one End
+// for every open scope, which a Begin moves by two and an End not at all. Crossing the limit
+// takes the out-of-line make_room(), which re-reads the consumer's `tail_` (on its own line), wakes the drainer once per crossing
 // of a quarter-full mark, moves on to a bigger segment if one is ready, and, when the ring is
 // really full, applies the full-ring policy (ring_room.cpp): wait for room, recorded as a
 // `ringprof.wait` scope, or refuse.
@@ -16,10 +17,11 @@
 // hot grows without ever allocating or faulting on its own.
 //
 // Scopes are admitted whole: a Begin is written only if the ring also has room for its End and
-// for the End of every scope already open on this thread (`open_`). So an End never has to be
-// dropped. Once a Begin is refused, every scope nested in the refused one is refused too
+// for the End of every scope already open on this thread (`reserved_`). So an End never has to
+// be dropped. Once a Begin is refused, every scope nested in the refused one is refused too
 // (`suppressed_`), even if the drainer frees room meanwhile: a child never surfaces under the
-// wrong parent. A refused scope costs its caller a counter bump.
+// wrong parent. While one is open, `limit_` stays 0, so the Begin's one room compare also sends
+// it to the check of `suppressed_`. A refused scope costs its caller a counter bump.
 #pragma once
 
 #include <atomic>
@@ -66,16 +68,16 @@ public:
     // Writes a Begin if the whole scope fits; false (and one drop counted) otherwise. A refused
     // scope must be closed with end_refused().
     bool try_begin(std::uint64_t tag) noexcept {
-        std::uint64_t h = head_.load(std::memory_order_relaxed);
-        if (__builtin_expect(suppressed_ != 0 || h + open_ + 2 > limit_, 0)) {
-            if (suppressed_ != 0 || !make_room(open_ + 2)) return refuse_scope();
-            h = head_.load(std::memory_order_relaxed);  // a recorded wait may have written
+        if (__builtin_expect(reserved_ + 2 > limit_, 0)) {
+            if (suppressed_ != 0 || !make_room(open_scopes() + 2)) return refuse_scope();
         }
+        // Read after make_room(): a recorded wait may have written.
+        const std::uint64_t h = head_.load(std::memory_order_relaxed);
         Event& e = slots_[h & mask_];
         e.tag = tag;
         e.tsc = read_ticks();  // after the room check: a refused Begin never reads the clock
         head_.store(h + 1, std::memory_order_release);
-        ++open_;
+        reserved_ += 2;
         return true;
     }
 
@@ -84,7 +86,6 @@ public:
         const std::uint64_t h = head_.load(std::memory_order_relaxed);
         slots_[h & mask_] = Event{tsc, tag};
         head_.store(h + 1, std::memory_order_release);
-        --open_;
     }
 
     // Closes a scope that try_begin or try_open refused.
@@ -93,29 +94,23 @@ public:
     // A record of `n` events that is not a scope (gauge, context capture): written only if it
     // fits beside the reserved Ends; false (counted as dropped) otherwise.
     bool try_write(const Event* events, std::uint64_t n) noexcept {
-        std::uint64_t h = head_.load(std::memory_order_relaxed);
-        if (h + open_ + n > limit_) {
-            if (!make_room(open_ + n)) return refuse();
-            h = head_.load(std::memory_order_relaxed);
-        }
-        publish(h, events, n);
+        if (reserved_ + n > limit_ && !make_room(open_scopes() + n)) return refuse();
+        publish(events, n);
         return true;
     }
 
     // A scope-like record of `n` events (a step, an adopted context, a signature scope) that
     // one later `end()` closes, or `end_refused()` if this returns false.
     bool try_open(const Event* events, std::uint64_t n) noexcept {
-        std::uint64_t h = head_.load(std::memory_order_relaxed);
-        if (suppressed_ != 0 || h + open_ + n + 1 > limit_) {
-            if (suppressed_ != 0 || !make_room(open_ + n + 1)) return refuse_scope();
-            h = head_.load(std::memory_order_relaxed);
+        if (reserved_ + n + 1 > limit_) {
+            if (suppressed_ != 0 || !make_room(open_scopes() + n + 1)) return refuse_scope();
         }
-        publish(h, events, n);
-        ++open_;
+        publish(events, n);
+        ++reserved_;  // its End
         return true;
     }
 
-    std::uint64_t open_scopes() const noexcept { return open_; }
+    std::uint64_t open_scopes() const noexcept { return reserved_ - head_.load(std::memory_order_relaxed); }
 
     // ---- consumer side (the drainer only) ----
 
@@ -171,7 +166,7 @@ public:
         seg_->start = 0;
         limit_ = 0;
         fill_woken_ = false;
-        open_ = open_scopes;
+        reserved_ = open_scopes;
         suppressed_ = 0;
         dropped_.store(0, std::memory_order_relaxed);
         waits_.store(0, std::memory_order_relaxed);
@@ -180,8 +175,10 @@ public:
 
 private:
     // Out of line (sdk/src/ring_room.cpp): true once `need` events fit from the current head
-    // (which a recorded wait may have advanced); false means refuse.
+    // (which a recorded wait may have advanced); false means refuse. Leaves limit_ at 0 while a
+    // refused scope is open.
     bool make_room(std::uint64_t need) noexcept;
+    bool find_room(std::uint64_t need) noexcept;
     bool refresh_limit(std::uint64_t h, std::uint64_t need) noexcept;
     bool move_to_bigger_segment(std::uint64_t h, std::uint64_t need) noexcept;
     bool wait_for_room(std::uint64_t need) noexcept;
@@ -189,6 +186,7 @@ private:
 
     bool refuse_scope() noexcept {
         ++suppressed_;
+        limit_ = 0;  // every Begin takes the slow path, which refuses it, until this one closes
         return refuse();
     }
     bool refuse() noexcept {
@@ -196,14 +194,17 @@ private:
         dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
         return false;
     }
-    void publish(std::uint64_t h, const Event* events, std::uint64_t n) noexcept {
+    void publish(const Event* events, std::uint64_t n) noexcept {
+        const std::uint64_t h = head_.load(std::memory_order_relaxed);
         for (std::uint64_t i = 0; i < n; ++i) slots_[(h + i) & mask_] = events[i];
         head_.store(h + n, std::memory_order_release);
+        reserved_ += n;
     }
 
     alignas(kCacheLine) std::atomic<std::uint64_t> head_{0};
-    std::uint64_t limit_ = 0;  // 0: the first event takes make_room(), which sets it
-    std::uint64_t open_ = 0;
+    // 0: the next record takes make_room(), which sets it (the first one, or while suppressed_).
+    std::uint64_t limit_ = 0;
+    std::uint64_t reserved_ = 0;    // head_ plus one End per open scope
     std::uint64_t suppressed_ = 0;  // refused scopes still open on this thread
     RingSegment* seg_;               // the segment being written
     Event* slots_;
