@@ -91,7 +91,7 @@ test)
     # only a summary line per target is printed (the whole log, dictionary and all, on failure).
     fuzz_failed=0
     for target in fuzz_trace_reader fuzz_timers_json fuzz_stats_json fuzz_pythontimeline; do
-        work="$build_root/fuzz/work/$target"
+        work="$build_root/fuzz/runs/$target"
         rm -rf "$work" && mkdir -p "$work/corpus"
         cp "$here/tests/fuzz/corpus/$target/"* "$work/corpus/"
         if (cd "$work" && "$build_root/fuzz/tests/fuzz/$target" -max_total_time="${RINGPROF_FUZZ_SECONDS:-25}" \
