@@ -5,7 +5,7 @@
 #include <cstring>
 #include <utility>
 
-#include "clock_calibration.hpp"
+#include "engine/clock_calibration.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/steps.hpp"
 

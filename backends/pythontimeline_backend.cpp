@@ -6,7 +6,7 @@
 #include <cstring>
 #include <ctime>
 
-#include "clock_calibration.hpp"
+#include "engine/clock_calibration.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/steps.hpp"
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "json_text.hpp"
+#include "json/json_text.hpp"
 
 namespace ringprof::backends {
 

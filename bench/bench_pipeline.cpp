@@ -6,11 +6,11 @@
 #include <thread>
 #include <vector>
 
-#include "aggregator.hpp"
-#include "clock_calibration.hpp"
+#include "engine/aggregator.hpp"
+#include "engine/clock_calibration.hpp"
 #include "ringprof/ringprof.hpp"
-#include "thread_ring.hpp"
-#include "timeline_writer.hpp"
+#include "engine/thread_ring.hpp"
+#include "engine/timeline_writer.hpp"
 
 namespace {
 

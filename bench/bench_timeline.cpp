@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "chrome_trace_backend.hpp"
-#include "clock_calibration.hpp"
+#include "engine/clock_calibration.hpp"
 #include "pythontimeline_backend.hpp"
 #include "ringprof/ringprof.hpp"
-#include "timeline_writer.hpp"
+#include "engine/timeline_writer.hpp"
 
 namespace {
 

@@ -28,35 +28,35 @@ mutation() {
 }
 
 # Ring admission: fits() admits one event more than the ring holds.
-mutation ring_fits_off_by_one sdk/src/ring_room.cpp \
+mutation ring_fits_off_by_one sdk/src/engine/ring_room.cpp \
     'if (fill > cap) {' 'if (fill > cap + 1) {' \
     ringprof_core_tests 'Ring.*:RingAdmission.*:DropAccounting.*:Session.*'
 # Parallel rule: parallel from 3 threads instead of 2.
-mutation parallel_at_three_threads sdk/src/agg_node.cpp \
+mutation parallel_at_three_threads sdk/src/engine/agg_node.cpp \
     'n.is_parallel = parallel || threads >= 2;' 'n.is_parallel = parallel || threads >= 3;' \
     ringprof_timers_tests 'ParallelRuleEdge.*'
 # Parallel rule: a merged worker tree is not marked parallel.
-mutation merged_worker_not_parallel sdk/src/agg_node.cpp \
+mutation merged_worker_not_parallel sdk/src/engine/agg_node.cpp \
     'parallel = parallel || parallel_flag || other.is_parallel;' 'parallel = parallel || other.is_parallel;' \
     ringprof_timers_tests 'ParallelRuleEdge.*:MlAgentsScenario.*'
 # Parallel rule: merge-timers does not mark merged files parallel.
-mutation merge_timers_not_parallel sdk/src/timer_tree.cpp \
+mutation merge_timers_not_parallel sdk/src/timers/timer_tree.cpp \
     'is_parallel = is_parallel || parallel || other.is_parallel;' 'is_parallel = is_parallel || other.is_parallel;' \
     "ringprof_timers_tests ringprof_cli" 'MergeTimersCli.*'
 # Self time: not clamped at zero under parallel children.
-mutation self_not_clamped sdk/src/timer_tree.cpp \
+mutation self_not_clamped sdk/src/timers/timer_tree.cpp \
     'return std::max(0.0, total - children_total);' 'return total - children_total;' \
     ringprof_timers_tests 'SelfTime.*'
 # Total: a node keeps only its last call's time.
-mutation total_keeps_last_call sdk/src/call_tree.hpp \
+mutation total_keeps_last_call sdk/src/engine/call_tree.hpp \
     'n.total_ticks += ticks;' 'n.total_ticks = ticks;' \
     ringprof_timers_tests 'MarkerCost.*:ClockConversion.*'
 # Count: a thread's node counts one call however many ran.
-mutation count_stuck_at_one sdk/src/call_tree.hpp \
+mutation count_stuck_at_one sdk/src/engine/call_tree.hpp \
     '++n.count;' 'n.count = 1;' \
     ringprof_timers_tests 'MlAgentsScenario.*:ParallelRuleEdge.*'
 # Count: the process tree keeps only the last thread's calls.
-mutation count_of_last_thread sdk/src/agg_node.cpp \
+mutation count_of_last_thread sdk/src/engine/agg_node.cpp \
     'count += calls;' 'count = calls;' \
     ringprof_timers_tests 'ParallelRuleEdge.*'
 # Drop accounting: a refused scope is not counted.
@@ -65,24 +65,24 @@ mutation refusal_not_counted sdk/include/ringprof/detail/ring.hpp \
     'dropped_.store(dropped_.load(std::memory_order_relaxed), std::memory_order_relaxed);' \
     ringprof_core_tests 'DropAccounting.*:Session.*'
 # Drop accounting: drops of exited threads are forgotten.
-mutation exited_thread_drops_forgotten sdk/src/drainer.cpp \
+mutation exited_thread_drops_forgotten sdk/src/engine/drainer.cpp \
     'retired_dropped_ += track.dropped();' '(void)track.dropped();' \
     ringprof_core_tests 'DropAccounting.*'
 # Drop accounting: drops of live threads are left out of the total.
-mutation live_thread_drops_left_out sdk/src/drainer.cpp \
+mutation live_thread_drops_left_out sdk/src/engine/drainer.cpp \
     'snapshot.dropped += t.dropped;' \
     '(void)t.dropped;' \
     ringprof_core_tests 'DropAccounting.*:Session.*'
 # Clock conversion: ticks divided by the rate instead of multiplied.
-mutation ticks_divided_by_rate sdk/src/clock_calibration.hpp \
+mutation ticks_divided_by_rate sdk/src/engine/clock_calibration.hpp \
     'return static_cast<double>(ticks) * ns_per_tick();' 'return static_cast<double>(ticks) / ns_per_tick();' \
     ringprof_timers_tests 'ClockConversion.*'
 # Clock conversion: the calibrated rate is off by a factor of two.
-mutation rate_halved sdk/src/clock_calibration.cpp \
+mutation rate_halved sdk/src/engine/clock_calibration.cpp \
     'static_cast<double>(now.mono_ns - start_mono_ns_) /' '0.5 * static_cast<double>(now.mono_ns - start_mono_ns_) /' \
     ringprof_timers_tests 'ClockConversion.*'
 # Clock conversion: timeline offsets use a rate of 1 ns per tick.
-mutation offsets_ignore_rate sdk/src/clock_calibration.cpp \
+mutation offsets_ignore_rate sdk/src/engine/clock_calibration.cpp \
     'std::llround(static_cast<double>(dt) * s.ns_per_tick);' 'std::llround(static_cast<double>(dt));' \
     ringprof_timers_tests 'ClockConversion.*'
 

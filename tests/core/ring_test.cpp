@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "ring_room.hpp"
+#include "engine/ring_room.hpp"
 #include "ringprof/detail/ring.hpp"
 #include "temp_dir.hpp"
 

@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "ring_registry.hpp"
+#include "engine/ring_registry.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"

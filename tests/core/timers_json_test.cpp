@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "json_text.hpp"
+#include "json/json_text.hpp"
 #include "ringprof/timers_json.hpp"
 
 namespace ringprof {

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "merge/byte_source.hpp"
-#include "merge/trace_reader.hpp"
+#include "trace/byte_source.hpp"
+#include "trace/trace_reader.hpp"
 
 namespace {
 

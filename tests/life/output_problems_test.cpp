@@ -11,7 +11,7 @@
 #include <string>
 
 #include "bounded_process.hpp"
-#include "output_problems.hpp"
+#include "process/output_problems.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"

@@ -1,7 +1,7 @@
 // Numbers print as Python's json.dumps prints them, and compare as Python compares int and float.
 #include <gtest/gtest.h>
 
-#include "merge/trace_number.hpp"
+#include "trace/trace_number.hpp"
 
 using namespace ringprof::merge;
 

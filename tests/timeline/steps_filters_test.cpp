@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "ringprof/ringprof.hpp"
-#include "step_intervals.hpp"
+#include "engine/step_intervals.hpp"
 #include "timeline_test_support.hpp"
 
 namespace ringprof {

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "json_text.hpp"
+#include "json/json_text.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "timeline_test_support.hpp"

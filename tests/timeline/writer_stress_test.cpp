@@ -5,11 +5,11 @@
 #include <atomic>
 #include <thread>
 
-#include "clock_calibration.hpp"
+#include "engine/clock_calibration.hpp"
 #include "ringprof/ringprof.hpp"
-#include "timeline_records.hpp"
+#include "engine/timeline_records.hpp"
 #include "timeline_test_support.hpp"
-#include "timeline_writer.hpp"
+#include "engine/timeline_writer.hpp"
 
 namespace ringprof {
 namespace {

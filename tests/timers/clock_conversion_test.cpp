@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "clock_calibration.hpp"
+#include "engine/clock_calibration.hpp"
 #include "ringprof/detail/clock.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"

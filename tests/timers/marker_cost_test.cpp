@@ -10,12 +10,12 @@
 #include <x86intrin.h>
 #endif
 
-#include "aggregator.hpp"
-#include "clock_calibration.hpp"
-#include "marker_cost.hpp"
+#include "engine/aggregator.hpp"
+#include "engine/clock_calibration.hpp"
+#include "engine/marker_cost.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
-#include "thread_ring.hpp"
+#include "engine/thread_ring.hpp"
 
 namespace ringprof {
 namespace {

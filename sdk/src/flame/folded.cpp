@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "json_text.hpp"
+#include "json/json_text.hpp"
 #include "ringprof/flame.hpp"
 
 namespace ringprof {

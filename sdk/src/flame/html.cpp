@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "flame/html_assets.hpp"
-#include "json_text.hpp"
+#include "json/json_text.hpp"
 #include "ringprof/flame.hpp"
 #include "ringprof/version.hpp"
 

@@ -1,6 +1,6 @@
 #include <unordered_map>
 
-#include "flame/trace_reader.hpp"
+#include "flame/profile_from_trace.hpp"
 
 namespace ringprof::flame_detail {
 

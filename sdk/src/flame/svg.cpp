@@ -6,7 +6,7 @@
 
 #include "flame/flame_layout.hpp"
 #include "flame/frame_color.hpp"
-#include "json_text.hpp"
+#include "json/json_text.hpp"
 #include "ringprof/flame.hpp"
 
 namespace ringprof {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "merge/byte_source.hpp"
+#include "trace/byte_source.hpp"
 
 namespace ringprof::merge {
 

@@ -12,12 +12,12 @@
 
 #include <unistd.h>
 
-#include "merge/byte_source.hpp"
+#include "trace/byte_source.hpp"
 #include "merge/python_json.hpp"
 #include "merge/record_store.hpp"
 #include "merge/merged_file_writer.hpp"
 #include "merge/trace_files.hpp"
-#include "merge/trace_reader.hpp"
+#include "trace/trace_reader.hpp"
 
 namespace ringprof {
 

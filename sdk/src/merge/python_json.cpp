@@ -1,6 +1,6 @@
 #include "merge/python_json.hpp"
 
-#include "merge/trace_number.hpp"
+#include "trace/trace_number.hpp"
 
 #include <charconv>
 #include <cstdint>

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "merge/trace_number.hpp"
+#include "trace/trace_number.hpp"
 
 namespace ringprof::merge {
 

@@ -9,7 +9,7 @@
 
 #include <simdjson.h>
 
-#include "merge/byte_source.hpp"
+#include "trace/byte_source.hpp"
 #include "merge/event_stream.hpp"
 
 namespace fs = std::filesystem;

@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "call_tree.hpp"
+#include "engine/call_tree.hpp"
 #include "ringprof/stats.hpp"
 #include "signature_table.hpp"
 

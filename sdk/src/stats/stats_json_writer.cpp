@@ -2,7 +2,7 @@
 // saved profiles diff line by line.
 #include <string>
 
-#include "json_text.hpp"
+#include "json/json_text.hpp"
 #include "ringprof/stats.hpp"
 
 namespace ringprof {

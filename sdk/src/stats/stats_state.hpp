@@ -6,11 +6,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "clock_calibration.hpp"
+#include "engine/clock_calibration.hpp"
 #include "ringprof/backend.hpp"
 #include "stats_accumulator.hpp"
 #include "signature_table.hpp"
-#include "thread_track.hpp"
+#include "engine/thread_track.hpp"
 
 namespace ringprof::detail {
 

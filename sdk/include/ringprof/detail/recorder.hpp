@@ -46,7 +46,7 @@ inline Closing closing_for(Ring* ring, bool admitted) noexcept {
     return admitted ? reinterpret_cast<Closing>(ring) : reinterpret_cast<Closing>(ring) | kRefused;
 }
 
-// Out of line (sdk/src/recorder_slow_path.cpp).
+// Out of line (sdk/src/engine/recorder_slow_path.cpp).
 // Open a scope the inline path could not (first event of a thread or process, custom clock).
 Closing begin_slow(const Site* site) noexcept;
 Closing open_slow(Event* events, std::uint64_t n) noexcept;  // fills events[0].tsc

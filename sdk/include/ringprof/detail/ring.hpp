@@ -174,7 +174,7 @@ public:
     }
 
 private:
-    // Out of line (sdk/src/ring_room.cpp): true once `need` events fit from the current head
+    // Out of line (sdk/src/engine/ring_room.cpp): true once `need` events fit from the current head
     // (which a recorded wait may have advanced); false means refuse. Leaves limit_ at 0 while a
     // refused scope is open.
     bool make_room(std::uint64_t need) noexcept;

@@ -1,0 +1,49 @@
+#include "engine/agg_node.hpp"
+
+namespace ringprof::detail {
+
+AggNode& AggNode::child(std::string_view child_name) {
+    for (AggNode& c : children) {
+        if (c.name == child_name) return c;
+    }
+    children.emplace_back();
+    children.back().name = std::string(child_name);
+    return children.back();
+}
+
+void AggNode::charge(double seconds, std::uint64_t calls, std::uint64_t contributor) {
+    total += seconds;
+    count += calls;
+    if (contributor != last_contributor) {
+        last_contributor = contributor;
+        ++threads;
+    }
+}
+
+void AggNode::merge(const TimerNode& other, bool parallel_flag) {
+    total += other.total;
+    count += other.count;
+    parallel = parallel || parallel_flag || other.is_parallel;
+    for (const TimerNode& c : other.children) child(c.name).merge(c, parallel_flag);
+}
+
+void AggNode::absorb(const AggNode& other) {
+    total += other.total;
+    count += other.count;
+    threads += other.threads;
+    parallel = parallel || other.parallel;
+    for (const AggNode& c : other.children) child(c.name).absorb(c);
+}
+
+TimerNode AggNode::to_timer_node() const {
+    TimerNode n;
+    n.name = name;
+    n.total = total;
+    n.count = count;
+    n.is_parallel = parallel || threads >= 2;
+    n.children.reserve(children.size());
+    for (const AggNode& c : children) n.children.push_back(c.to_timer_node());
+    return n;
+}
+
+}  // namespace ringprof::detail

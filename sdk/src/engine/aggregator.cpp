@@ -1,0 +1,258 @@
+#include "engine/aggregator.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <string_view>
+#include <utility>
+
+#include "ringprof/detail/event.hpp"
+#include "engine/timeline_records.hpp"
+
+namespace ringprof::detail {
+
+namespace {
+double as_double(std::uint64_t bits) {
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+// Events a record of this kind occupies in the ring, its first event included.
+std::uint64_t record_length(const Event& first) {
+    switch (kind_of(first.tag)) {
+        case EventKind::SigBegin:
+            return StatsState::record_length(first);
+        case EventKind::StepBegin:
+        case EventKind::Gauge:
+            return 2;
+        default:
+            return 1;
+    }
+}
+// Field by field: a braced OpenScope pushed as a whole was copied with a 16-byte load of the
+// narrower stores just made, which stalled on store forwarding (perf annotate of
+// BM_DrainerAggregation: a quarter of decode's samples).
+void open_scope(ThreadTrack& track, std::uint32_t node, std::uint64_t begin_ticks) {
+    OpenScope& open = track.stack.emplace_back();
+    open.node = node;
+    open.begin_ticks = begin_ticks;
+}
+}  // namespace
+
+std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
+                                 std::vector<RawSpan>* spans) {
+    const Ring& ring = track.ring->ring();
+    std::uint64_t i = from;
+    while (i < to) {
+        const Event& e = ring.at(i);
+        const EventKind kind = kind_of(e.tag);
+        switch (kind) {
+            case EventKind::Begin: {
+                const auto* site = static_cast<const Site*>(pointer_of(e.tag));
+                const std::uint32_t node = track.tree.child(track.stack.back().node, site, 0);
+                open_scope(track, node, e.tsc);
+                break;
+            }
+            case EventKind::End: {
+                // An End with nothing open began before this session: nothing to charge.
+                if (track.stack.size() > 1) {
+                    const OpenScope open = track.stack.back();
+                    track.stack.pop_back();
+                    track.tree.charge(open.node, e.tsc - open.begin_ticks);
+                    if (spans != nullptr) {
+                        spans->emplace_back(track.tree.nodes()[open.node].site, open.begin_ticks, e.tsc, track.tid,
+                                            track.depth(), track.step);
+                    }
+                }
+                break;
+            }
+            case EventKind::SigBegin: {
+                const auto* site = static_cast<const Site*>(pointer_of(e.tag));
+                const std::uint64_t signature = stats_.intern_signature(ring, i);
+                const std::uint32_t node = track.tree.child(track.stack.back().node, site, signature);
+                open_scope(track, node, e.tsc);
+                break;
+            }
+            case EventKind::StepBegin: {
+                // The timeline labels spans of every thread by time (see timeline_writer.hpp):
+                // it learns of the step here, before any span that began in it can be released.
+                const OpenStep open{static_cast<std::int64_t>(ring.at(i + 1).tsc),
+                                    static_cast<std::uint32_t>(value_of(e.tag) & 3u), track.depth(), e.tsc};
+                track.steps.push_back(open);
+                track.step = open.step;
+                track.step_mode = open.mode;
+                if (spans != nullptr) {
+                    spans->push_back(step_record(open.mode, open.begin_ticks, 0, track.tid, open.depth, open.step));
+                }
+                break;
+            }
+            case EventKind::StepEnd: {
+                // A StepEnd with nothing open began before this session.
+                if (track.steps.empty()) break;
+                const OpenStep open = track.steps.back();
+                track.steps.pop_back();
+                track.step = track.steps.empty() ? -1 : track.steps.back().step;
+                track.step_mode = track.steps.empty() ? 0 : track.steps.back().mode;
+                if (spans != nullptr) {
+                    spans->push_back(step_record(open.mode, open.begin_ticks, e.tsc, track.tid, open.depth, open.step));
+                }
+                break;
+            }
+            case EventKind::Gauge: {
+                const auto* site = static_cast<const Site*>(pointer_of(e.tag));
+                extras_.gauge(site->name).set(as_double(ring.at(i + 1).tsc), clock_.to_monotonic_ns(e.tsc));
+                if (spans != nullptr) spans->push_back(gauge_record(site, e.tsc, track.tid, as_double(ring.at(i + 1).tsc)));
+                break;
+            }
+            case EventKind::ContextCapture: {
+                ContextSlot& slot = contexts_[value_of(e.tag) % kContextWindow];
+                slot.id = value_of(e.tag);
+                slot.path_id = path_of_stack(track);
+                break;
+            }
+            case EventKind::AdoptBegin: {
+                const std::uint64_t id = value_of(e.tag);
+                const ContextSlot& slot = contexts_[id % kContextWindow];
+                std::uint64_t path_id = 0;
+                if (slot.id == id) {
+                    path_id = slot.path_id;
+                } else if (track.blocked_passes < 2) {
+                    return i;  // its capture is in a ring not read yet
+                }
+                const std::uint32_t node = track.tree.child(track.stack.back().node, nullptr, path_id);
+                open_scope(track, node, e.tsc);
+                break;
+            }
+            case EventKind::AdoptEnd:
+                if (track.stack.size() > 1) track.stack.pop_back();
+                break;
+            default:
+                break;
+        }
+        i += record_length(e);
+    }
+    return i;
+}
+
+std::uint64_t Aggregator::path_of_stack(const ThreadTrack& track) {
+    std::vector<std::string> names;
+    for (std::size_t k = 1; k < track.stack.size(); ++k) {
+        const CallNode& n = track.tree.nodes()[track.stack[k].node];
+        if (n.site == nullptr) {
+            names = paths_[n.key];  // an adopted context: its path replaces what lies below
+        } else {
+            names.emplace_back(n.site->name);
+        }
+    }
+    return intern_path(std::move(names));
+}
+
+std::uint64_t Aggregator::intern_path(std::vector<std::string> names) {
+    auto it = path_ids_.find(names);
+    if (it != path_ids_.end()) return it->second;
+    const std::uint64_t id = paths_.size();
+    paths_.push_back(names);
+    path_ids_.emplace(std::move(names), id);
+    return id;
+}
+
+AggNode& Aggregator::node_at_path(AggNode& root, std::uint64_t path_id) const {
+    AggNode* node = &root;
+    for (const std::string& name : paths_[path_id]) node = &node->child(name);
+    return *node;
+}
+
+void Aggregator::fold_node(const CallTree& tree, const std::vector<std::uint64_t>& subtree_calls,
+                           std::uint32_t index, AggNode& into, AggNode& root, std::uint64_t serial) const {
+    const auto& nodes = tree.nodes();
+    for (std::uint32_t c = nodes[index].first_child; c != 0; c = nodes[c].next_sibling) {
+        if (subtree_calls[c] == 0) continue;  // nothing completed here since the last reset
+        const CallNode& n = nodes[c];
+        if (n.site == nullptr) {
+            // An adopted context: this thread's scopes nest under the spawning scope's path,
+            // which itself receives no time (and no thread count) from this thread.
+            fold_node(tree, subtree_calls, c, node_at_path(root, n.key), root, serial);
+            continue;
+        }
+        AggNode& child = into.child(n.site->name);
+        std::uint64_t ticks = n.total_ticks;
+        if (subtract_marker_cost_) {
+            const std::uint64_t instrumentation = (subtree_calls[c] - n.count) * marker_cost_ticks_;
+            ticks = ticks > instrumentation ? ticks - instrumentation : 0;
+        }
+        child.charge(clock_.to_ns(ticks) * 1e-9, n.count, serial);
+        fold_node(tree, subtree_calls, c, child, root, serial);
+    }
+}
+
+void Aggregator::fold(const ThreadTrack& track, AggNode& root) const {
+    // Children always come after their parent in the vector, so one backward sweep sums
+    // every subtree's completed calls.
+    const auto& nodes = track.tree.nodes();
+    std::vector<std::uint64_t> subtree_calls(nodes.size());
+    for (std::size_t i = nodes.size(); i-- > 1;) {
+        subtree_calls[i] += nodes[i].count;
+        subtree_calls[nodes[i].parent] += subtree_calls[i];
+    }
+    fold_node(track.tree, subtree_calls, CallTree::kRoot, root, root, track.serial);
+}
+
+void Aggregator::reset(const std::vector<ThreadTrack*>& live) {
+    retired_ = AggNode{};
+    grafted_ = AggNode{};
+    extras_.gauges.clear();
+    stats_.reset();
+    for (ThreadTrack* t : live) t->tree.reset_counts();
+}
+
+void Aggregator::retire(ThreadTrack& track) {
+    fold(track, retired_);
+    stats_.retire(track.tree);
+}
+
+void Aggregator::add_graft(std::uint64_t context_id, const std::string& graft_path, const TimerTree& tree) {
+    const ContextSlot& slot = contexts_[context_id % kContextWindow];
+    const std::uint64_t path_id = (context_id != 0 && slot.id == context_id) ? slot.path_id : 0;
+    AggNode* node = &node_at_path(grafted_, path_id);
+    std::string_view rest = graft_path;
+    while (!rest.empty()) {
+        const std::size_t slash = rest.find('/');
+        const std::string_view part = rest.substr(0, slash);
+        if (!part.empty()) node = &node->child(part);
+        rest = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash + 1);
+    }
+    node->merge(tree.root, /*parallel_flag=*/true);
+    for (const auto& [name, g] : tree.gauges) extras_.gauge(name).merge(g);
+}
+
+void Aggregator::add_metadata(const std::string& key, const std::string& value) {
+    extras_.set_metadata(key, value);
+}
+
+void Aggregator::fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live) const {
+    AggNode root = retired_;
+    root.name = "root";
+    root.absorb(grafted_);
+    for (const ThreadTrack* track : live) {
+        fold(*track, root);
+        ThreadInfo info;
+        info.tid = track->tid;
+        info.name = track->ring->thread_name();
+        info.dropped = track->dropped();
+        info.waits = track->waits();
+        info.wait_ns = static_cast<std::uint64_t>(clock_.to_ns(track->wait_ticks()));
+        AggNode own;
+        own.name = "root";
+        fold(*track, own);
+        info.tree = own.to_timer_node();
+        snapshot.threads.push_back(std::move(info));
+    }
+    snapshot.tree.root = root.to_timer_node();
+    snapshot.tree.root.count = 1;
+    snapshot.tree.root.is_parallel = false;
+    snapshot.tree.gauges = extras_.gauges;
+    snapshot.tree.metadata = extras_.metadata;
+    stats_.fill(snapshot, live, clock_);
+}
+
+}  // namespace ringprof::detail

@@ -1,0 +1,104 @@
+// Turns events into aggregates. Owned and used by the drainer thread only.
+//
+// Each thread's events build that thread's CallTree; a snapshot folds all of them (plus the
+// trees of threads that have exited and of worker processes merged in) into one process tree by
+// name, marking nodes fed by two or more threads parallel.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/agg_node.hpp"
+#include "engine/clock_calibration.hpp"
+#include "ringprof/backend.hpp"
+#include "ringprof/timer_tree.hpp"
+#include "stats/stats_state.hpp"
+#include "engine/thread_track.hpp"
+
+namespace ringprof::detail {
+
+// A completed scope in raw ticks; the drainer converts it to a Span for the timeline backends.
+struct RawSpan {
+    // A constructor rather than an aggregate: emplace_back then stores the fields straight into
+    // the vector. Built as a temporary and copied, the 16-byte copy read back the fields' narrower
+    // stores before they had retired (a store-forwarding stall), which was most of what a span
+    // cost the drainer (perf annotate of BM_DrainerAggregation).
+    RawSpan() = default;
+    RawSpan(const Site* site_, std::uint64_t begin, std::uint64_t end, std::uint32_t tid_, std::uint32_t depth_,
+            std::int64_t step_)
+        : site(site_), begin_ticks(begin), end_ticks(end), tid(tid_), depth(depth_), step(step_) {}
+
+    const Site* site;
+    std::uint64_t begin_ticks;
+    std::uint64_t end_ticks;
+    std::uint32_t tid;
+    std::uint32_t depth;
+    std::int64_t step;
+};
+
+class Aggregator {
+public:
+    explicit Aggregator(const ClockCalibration& clock) : clock_(clock) {}
+
+    // Decodes events [from, to) of the track's ring. Returns where it stopped: `to`, or earlier
+    // when an adopted context's capture has not been read yet. The capture was published before
+    // the adopt, so the pass after the one that first blocked reads it; a track still blocked
+    // after two passes met a capture that was dropped (full ring) and adopts at the root.
+    // With `spans` non-null, every completed scope is appended there.
+    std::uint64_t decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
+                         std::vector<RawSpan>* spans);
+
+    // The thread has exited and its ring is fully read: keep its totals, forget the rest.
+    void retire(ThreadTrack& track);
+
+    // A worker process's tree, grafted under `graft_path` below the scope that the capture
+    // `context_id` pointed at (0: the root).
+    void add_graft(std::uint64_t context_id, const std::string& graft_path, const TimerTree& tree);
+
+    void add_metadata(const std::string& key, const std::string& value);
+
+    // Subtracts `ticks` per completed descendant scope from each node's total when folding.
+    void set_marker_cost(std::uint64_t ticks, bool subtract) {
+        marker_cost_ticks_ = ticks;
+        subtract_marker_cost_ = subtract;
+    }
+
+    // Forgets totals, gauges and grafts (a worker's take); metadata and open scopes stay.
+    void reset(const std::vector<ThreadTrack*>& live);
+
+    // The process tree and per-thread trees, times in seconds.
+    void fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live) const;
+
+private:
+    std::uint64_t path_of_stack(const ThreadTrack& track);
+    std::uint64_t intern_path(std::vector<std::string> names);
+    AggNode& node_at_path(AggNode& root, std::uint64_t path_id) const;
+    void fold(const ThreadTrack& track, AggNode& root) const;
+    void fold_node(const CallTree& tree, const std::vector<std::uint64_t>& subtree_calls,
+                   std::uint32_t index, AggNode& into, AggNode& root, std::uint64_t serial) const;
+
+    const ClockCalibration& clock_;
+    std::uint64_t marker_cost_ticks_ = 0;
+    bool subtract_marker_cost_ = false;
+
+    AggNode retired_;                    // exited threads, folded in as they exit
+    TimerTree extras_;                   // gauges and metadata
+    AggNode grafted_;                    // worker trees, merged in where they were grafted
+    StatsState stats_;                   // flat statistics and interned signatures
+
+    // Captured contexts, by id, in a bounded window: a context older than the window adopts
+    // at the root instead of growing memory without limit in long-running thread pools.
+    static constexpr std::size_t kContextWindow = 1 << 14;
+    struct ContextSlot {
+        std::uint64_t id = 0;
+        std::uint64_t path_id = 0;
+    };
+    std::vector<ContextSlot> contexts_ = std::vector<ContextSlot>(kContextWindow);
+    std::map<std::vector<std::string>, std::uint64_t> path_ids_;
+    std::vector<std::vector<std::string>> paths_{std::vector<std::string>{}};  // id 0: the root
+};
+
+}  // namespace ringprof::detail

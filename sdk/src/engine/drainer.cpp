@@ -1,0 +1,243 @@
+#include "engine/drainer.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "engine/ring_registry.hpp"
+#include "engine/ring_room.hpp"
+#include "engine/session_impl.hpp"
+#include "engine/thread_role.hpp"
+
+namespace ringprof::detail {
+
+namespace {
+// Polling a ring's head while its producer writes makes the head's cache line bounce between
+// cores on every event, which costs the producer more than the event itself. So the drainer
+// reads in large batches: it sleeps between passes unless some ring is filling up, and a
+// producer whose ring passes a quarter full rings the doorbell (ring_room.cpp), so a sleep never
+// outlasts a filling ring.
+constexpr auto kBusySleep = std::chrono::microseconds(100);
+constexpr auto kMaxSleep = std::chrono::microseconds(2000);
+constexpr std::uint64_t kUrgentFillDivisor = 4;  // a ring a quarter full is read again at once
+}  // namespace
+
+Drainer::Drainer(ClockCalibration& clock) : clock_(clock), aggregator_(clock) {}
+
+Drainer::~Drainer() { stop(); }
+
+void Drainer::set_periodic(std::uint32_t interval_ms, PeriodicTask task) {
+    periodic_ms_ = interval_ms;
+    periodic_ = std::move(task);
+}
+
+void Drainer::start() {
+    for (ThreadRing* ring : RingRegistry::instance().take_parked()) {
+        tracks_.push_back(new ThreadTrack(ring, ring->ring().dropped(), ring->ring().waits(), ring->ring().wait_ticks()));
+        ring->ring().set_drained(true);
+    }
+    refill_hot_segments_for_session();
+    drainer_started();
+    thread_ = std::thread([this] {
+        never_wait_on_this_thread();
+        loop();
+    });
+}
+
+void Drainer::refill_hot_segments_for_session() {
+    const std::uint64_t max_events = ring_capacity_for_new_threads();
+    if (max_events > kFirstSegmentBytes / sizeof(Event)) {
+        refill_hot_segments(std::min(max_events, kHotSegmentBytes / sizeof(Event)));
+    }
+}
+
+void Drainer::stop() {
+    if (!thread_.joinable()) return;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    ring_doorbell();
+    thread_.join();
+    drainer_stopped();
+    std::vector<ThreadRing*> live;
+    for (ThreadTrack* t : tracks_) {
+        live.push_back(t->ring);
+        delete t;
+    }
+    tracks_.clear();
+    RingRegistry::instance().park(std::move(live));
+}
+
+void Drainer::run(const std::function<void(Drainer&)>& fn) {
+    if (std::this_thread::get_id() == thread_.get_id()) {
+        drain_all();
+        fn(*this);
+        return;
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (stopping_) return;  // nothing would run it: the caller raced with the session's end
+    const std::uint64_t ticket = next_ticket_++;
+    commands_.push_back(Command{&fn, ticket});
+    ring_doorbell();
+    done_.wait(lock, [&] { return completed_ticket_ >= ticket; });
+}
+
+void Drainer::adopt_new_rings() {
+    ThreadRing* ring = nullptr;
+    while (RingRegistry::instance().next_announced(ring)) tracks_.push_back(new ThreadTrack(ring, 0, 0, 0));
+}
+
+std::uint64_t Drainer::pass() {
+    adopt_new_rings();
+    std::uint64_t events = 0;
+    urgent_ = false;
+    std::vector<RawSpan>* spans = span_sink_ ? &spans_ : nullptr;
+    for (std::size_t k = 0; k < tracks_.size();) {
+        ThreadTrack& track = *tracks_[k];
+        Ring& ring = track.ring->ring();
+        // Read the retired flag before the head: every event of an exited thread is then below it.
+        const bool retired = track.ring->retired();
+        const std::size_t spans_before = spans_.size();
+        std::uint64_t tail = 0, head = 0, stop = 0;
+        do {  // segment by segment, freeing each one the producer has left
+            tail = ring.tail();
+            head = ring.readable_head();
+            stop = aggregator_.decode(track, tail, head, spans);
+            ring.release(stop);
+            events += stop - tail;
+            urgent_ = urgent_ || (head - tail) * kUrgentFillDivisor >= ring.reading_capacity();
+        } while (stop == head && ring.next_segment());
+        if (spans_.size() != spans_before) span_threads_.push_back(SpanThread{track.tid, track.ring->thread_name()});
+        track.blocked_passes = stop < head ? track.blocked_passes + 1 : 0;
+        grow_if_filling(ring, head - tail);
+        if (retired && stop == head) {
+            aggregator_.retire(track);
+            keep_counts_of_exited(track);
+            retired_dropped_ += track.dropped();
+            retired_waits_ += track.waits();
+            retired_wait_ns_ += static_cast<std::uint64_t>(clock_.to_ns(track.wait_ticks()));
+            RingRegistry::instance().recycle(track.ring);
+            delete tracks_[k];
+            tracks_[k] = tracks_.back();
+            tracks_.pop_back();
+            continue;
+        }
+        ++k;
+    }
+    // Called even after an empty pass: the sink's step horizon advances with every pass.
+    if (span_sink_) span_sink_(spans_);
+    spans_.clear();
+    span_threads_.clear();
+    refill_hot_segments_for_session();
+    drainer_pass_done();
+    return events;
+}
+
+// A ring more than a quarter full after its producer left the first segment is hot: the next,
+// 4x bigger segment is allocated and pre-faulted here, so the producer moves on to it with one
+// pointer exchange instead of waiting.
+void Drainer::grow_if_filling(Ring& ring, std::uint64_t was_unread) {
+    const std::uint64_t cap = ring.capacity();
+    if (cap >= ring.max_capacity() || ring.has_spare() || was_unread * kUrgentFillDivisor < cap) return;
+    const std::uint64_t bigger = std::min(ring.max_capacity(), std::max(cap * 4, kHotSegmentBytes / sizeof(Event)));
+    RingSegment* s = allocate_segment(bigger);
+    if (s != nullptr && !ring.offer_segment(s)) free_segment(s);
+}
+
+void Drainer::drain_all() {
+    clock_.refresh();
+    // Three passes: a thread blocked on an adopted context finds the capture by the third
+    // (see Aggregator::decode). Bounded, so a producer running flat out cannot hold a flush up.
+    for (int i = 0; i < 3; ++i) pass();
+}
+
+void Drainer::fill(Snapshot& snapshot) const {
+    aggregator_.fill(snapshot, tracks_);
+    snapshot.dropped = retired_dropped_ + ringless_drops();
+    snapshot.waits = retired_waits_;
+    snapshot.wait_ns = retired_wait_ns_;
+    for (const ThreadInfo& t : snapshot.threads) {
+        snapshot.dropped += t.dropped;
+        snapshot.waits += t.waits;
+        snapshot.wait_ns += t.wait_ns;
+    }
+    // Already in the totals above.
+    snapshot.threads.insert(snapshot.threads.end(), exited_with_counts_.begin(), exited_with_counts_.end());
+}
+
+// An exited thread that dropped or waited stays listed (its tree is folded in already), so the
+// per-thread counts survive the thread. Bounded: a churning pool cannot grow it without limit.
+void Drainer::keep_counts_of_exited(const ThreadTrack& track) {
+    constexpr std::size_t kMaxExitedListed = 4096;
+    if ((track.dropped() == 0 && track.waits() == 0) || exited_with_counts_.size() >= kMaxExitedListed) return;
+    ThreadInfo info;
+    info.tid = track.tid;
+    info.name = track.ring->thread_name();
+    info.dropped = track.dropped();
+    info.waits = track.waits();
+    info.wait_ns = static_cast<std::uint64_t>(clock_.to_ns(track.wait_ticks()));
+    info.exited = true;
+    exited_with_counts_.push_back(std::move(info));
+}
+
+void Drainer::reset_aggregates() {
+    aggregator_.reset(tracks_);
+    retired_dropped_ = 0;
+    retired_waits_ = 0;
+    retired_wait_ns_ = 0;
+    exited_with_counts_.clear();
+    for (ThreadTrack* t : tracks_) {
+        t->dropped_before = t->ring->ring().dropped();
+        t->waits_before = t->ring->ring().waits();
+        t->wait_ticks_before = t->ring->ring().wait_ticks();
+    }
+}
+
+void Drainer::run_commands() {
+    std::vector<Command> batch;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        batch.swap(commands_);
+    }
+    if (batch.empty()) return;
+    drain_all();
+    for (const Command& c : batch) (*c.fn)(*this);
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        completed_ticket_ = std::max(completed_ticket_, batch.back().ticket);
+    }
+    done_.notify_all();
+}
+
+void Drainer::loop() {
+    t_thread_role = ThreadRole::Drainer;
+    auto sleep = kBusySleep;
+    auto next_periodic = std::chrono::steady_clock::now() + std::chrono::milliseconds(periodic_ms_);
+    for (;;) {
+        clock_.refresh();  // one tick read unless the calibration's baseline has doubled
+        const std::uint64_t events = pass();
+        run_commands();
+        if (periodic_ms_ != 0 && std::chrono::steady_clock::now() >= next_periodic) {
+            drain_all();
+            periodic_(*this);
+            next_periodic = std::chrono::steady_clock::now() + std::chrono::milliseconds(periodic_ms_);
+        }
+        // Read before looking for work: a ring after this makes the sleep return at once.
+        const std::uint32_t seen = doorbell();
+        {
+            std::unique_lock<std::mutex> lock(mutex_);
+            if (stopping_) {
+                lock.unlock();
+                drain_all();
+                run_commands();
+                return;
+            }
+            if (urgent_ || !commands_.empty()) continue;
+        }
+        sleep = events != 0 ? kBusySleep
+                            : std::min(sleep * 2, std::chrono::duration_cast<std::chrono::microseconds>(kMaxSleep));
+        sleep_until_rung(seen, sleep);
+    }
+}
+
+}  // namespace ringprof::detail

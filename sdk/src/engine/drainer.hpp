@@ -1,0 +1,97 @@
+// The background thread that reads every ring. It polls, sleeping a little longer each time it
+// finds nothing (and not at all while there is work); a producer whose ring fills past a quarter
+// rings its doorbell, and so do commands (snapshots, grafts) other threads hand it to run
+// between passes. It also grows the rings of hot threads (ring_room.hpp).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/aggregator.hpp"
+#include "engine/clock_calibration.hpp"
+#include "engine/thread_track.hpp"
+
+namespace ringprof::detail {
+
+// A thread that produced spans in the last pass, named as it is now (the timeline needs names
+// before the thread's spans, and a short-lived thread's track is gone by the end of the pass).
+struct SpanThread {
+    std::uint32_t tid;
+    std::string name;
+};
+
+class Drainer {
+public:
+    using SpanSink = std::function<void(std::vector<RawSpan>&)>;
+    using PeriodicTask = std::function<void(Drainer&)>;
+
+    explicit Drainer(ClockCalibration& clock);
+    ~Drainer();  // stop() if still running
+
+    // `sink` receives completed scopes after each pass when set (it may swap the vector out).
+    void set_span_sink(SpanSink sink) { span_sink_ = std::move(sink); }
+    // For the span sink: the threads whose spans it is receiving.
+    const std::vector<SpanThread>& span_threads() const { return span_threads_; }
+    // Runs on the drainer thread every `interval_ms` (0: never).
+    void set_periodic(std::uint32_t interval_ms, PeriodicTask task);
+
+    void start();
+    // Reads every ring to its end, stops the thread and parks the rings for a later session.
+    void stop();
+
+    // Runs `fn` on the drainer thread right after a full pass and waits for it to finish. From
+    // the drainer thread itself (a periodic task), runs it at once. Once stop() has begun,
+    // returns without running it.
+    void run(const std::function<void(Drainer&)>& fn);
+
+    // For commands (drainer thread only).
+    Aggregator& aggregator() { return aggregator_; }
+    void fill(Snapshot& snapshot) const;
+    // Forgets every total and gauge so far (open scopes stay open).
+    void reset_aggregates();
+    // Reads every ring until a pass finds nothing new.
+    void drain_all();
+
+private:
+    void loop();
+    std::uint64_t pass();
+    void adopt_new_rings();
+    void run_commands();
+    void grow_if_filling(Ring& ring, std::uint64_t was_unread);
+    void keep_counts_of_exited(const ThreadTrack& track);
+    void refill_hot_segments_for_session();
+
+    ClockCalibration& clock_;
+    Aggregator aggregator_;
+    std::vector<ThreadTrack*> tracks_;
+    std::vector<RawSpan> spans_;
+    std::vector<SpanThread> span_threads_;
+    SpanSink span_sink_;
+    std::uint64_t retired_dropped_ = 0;
+    std::uint64_t retired_waits_ = 0;
+    std::uint64_t retired_wait_ns_ = 0;
+    std::vector<ThreadInfo> exited_with_counts_;
+    bool urgent_ = false;  // the last pass found a ring filling up
+
+    std::uint32_t periodic_ms_ = 0;
+    PeriodicTask periodic_;
+
+    std::mutex mutex_;
+    std::condition_variable done_;
+    struct Command {
+        const std::function<void(Drainer&)>* fn;
+        std::uint64_t ticket;
+    };
+    std::vector<Command> commands_;
+    std::uint64_t next_ticket_ = 1;
+    std::uint64_t completed_ticket_ = 0;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+}  // namespace ringprof::detail

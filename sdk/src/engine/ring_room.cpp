@@ -1,0 +1,267 @@
+#include "engine/ring_room.hpp"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <atomic>
+#include <mutex>
+#include <new>
+#include <pthread.h>
+
+#include "ringprof/detail/recorder.hpp"
+#include "ringprof/site.hpp"
+
+namespace ringprof::detail {
+
+namespace {
+
+constexpr Site kWaitSite{"ringprof.wait", "ringprof", __FILE__, __LINE__};
+
+// Spinning first: a drainer already awake frees room within microseconds; after that the
+// waiter yields its core to it (two cores, five processes: the drainer may need this one).
+constexpr int kSpins = 2000;
+// A drainer that makes no pass for this long is blocked (a backend that never returns, a lock
+// held by the waiter): the waiter stops waiting and drops, counted, until the drainer moves.
+constexpr auto kStalledDrainer = std::chrono::milliseconds(1000);
+constexpr std::uint64_t kWakeFillDivisor = 4;  // wake the drainer at a quarter full
+constexpr int kHotSegments = 2;
+
+std::atomic<std::uint8_t> g_policy{static_cast<std::uint8_t>(OnFull::Wait)};
+std::atomic<bool> g_drainer_alive{false};
+std::atomic<std::uint64_t> g_drainer_passes{0};
+std::atomic<std::uint32_t> g_bell{0};
+std::atomic<bool> g_drainer_sleeping{false};
+thread_local bool t_never_wait = false;
+// The drainer pass count at which this thread last gave up waiting: it drops without waiting
+// again until the drainer moves.
+thread_local std::uint64_t t_gave_up_at = ~std::uint64_t{0};
+
+std::array<std::atomic<RingSegment*>, kHotSegments> g_hot{};
+std::atomic<std::uint64_t> g_ringless_drops{0};
+
+void forget_drainer_in_child() { g_drainer_alive.store(false, std::memory_order_relaxed); }
+
+long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value, const timespec* timeout) {
+    return ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, value, timeout, nullptr, 0);
+}
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+RingSegment* take_hot_segment(std::uint64_t at_most) noexcept {
+    for (auto& slot : g_hot) {
+        RingSegment* s = slot.load(std::memory_order_acquire);
+        if (s == nullptr || s->capacity > at_most) continue;
+        if ((s = slot.exchange(nullptr, std::memory_order_acq_rel)) == nullptr) continue;
+        if (s->capacity <= at_most) return s;
+        RingSegment* expected = nullptr;  // too big for this ring after all: give it back
+        if (!slot.compare_exchange_strong(expected, s, std::memory_order_acq_rel)) free_segment(s);
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+std::uint64_t ring_events_for_bytes(std::uint64_t bytes) noexcept {
+    bytes = std::min(bytes, kMaxRingBytes);
+    std::uint64_t events = 64;
+    while (events * sizeof(Event) < bytes) events <<= 1;
+    return events;
+}
+
+std::uint64_t ring_events_for_config(const Config& config) {
+    if (config.ring_bytes > kMaxRingBytes) {
+        std::fprintf(stderr,
+                     "ringprof: RINGPROF_RING_BYTES (Config::ring_bytes) = %llu is more than the maximum ring of "
+                     "%llu bytes per thread; using the maximum\n",
+                     static_cast<unsigned long long>(config.ring_bytes), static_cast<unsigned long long>(kMaxRingBytes));
+    }
+    return ring_events_for_bytes(config.ring_bytes);
+}
+
+void set_full_ring_policy(OnFull policy) noexcept {
+    g_policy.store(static_cast<std::uint8_t>(policy), std::memory_order_relaxed);
+}
+OnFull full_ring_policy() noexcept { return static_cast<OnFull>(g_policy.load(std::memory_order_relaxed)); }
+
+void drainer_started() noexcept {
+    static std::once_flag handler;
+    std::call_once(handler, [] { ::pthread_atfork(nullptr, nullptr, forget_drainer_in_child); });
+    g_drainer_alive.store(true, std::memory_order_release);
+}
+void drainer_stopped() noexcept {
+    g_drainer_alive.store(false, std::memory_order_release);
+    ring_doorbell();
+}
+void drainer_pass_done() noexcept { g_drainer_passes.fetch_add(1, std::memory_order_release); }
+
+std::uint32_t doorbell() noexcept { return g_bell.load(std::memory_order_seq_cst); }
+
+void sleep_until_rung(std::uint32_t seen, std::chrono::microseconds timeout) noexcept {
+    g_drainer_sleeping.store(true, std::memory_order_seq_cst);
+    if (g_bell.load(std::memory_order_seq_cst) == seen) {
+        const auto us = timeout.count();
+        const timespec ts{static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000) * 1000};
+        futex(&g_bell, FUTEX_WAIT_PRIVATE, seen, &ts);
+    }
+    g_drainer_sleeping.store(false, std::memory_order_relaxed);
+}
+
+void ring_doorbell() noexcept {
+    g_bell.fetch_add(1, std::memory_order_seq_cst);
+    if (g_drainer_sleeping.load(std::memory_order_seq_cst)) futex(&g_bell, FUTEX_WAKE_PRIVATE, 1, nullptr);
+}
+
+void never_wait_on_this_thread() noexcept { t_never_wait = true; }
+
+RingSegment* allocate_segment(std::uint64_t capacity) noexcept {
+    auto* s = new (std::nothrow) RingSegment();
+    if (s == nullptr) return nullptr;
+    // MAP_POPULATE: every page is present before a producer sees the segment.
+    void* p = ::mmap(nullptr, capacity * sizeof(Event), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p == MAP_FAILED) {
+        delete s;
+        return nullptr;
+    }
+    s->slots = static_cast<Event*>(p);
+    s->capacity = capacity;
+    return s;
+}
+
+void free_segment(RingSegment* segment) noexcept {
+    if (segment == nullptr) return;
+    ::munmap(segment->slots, segment->capacity * sizeof(Event));
+    delete segment;
+}
+
+void refill_hot_segments(std::uint64_t capacity) noexcept {
+    for (auto& slot : g_hot) {
+        if (slot.load(std::memory_order_acquire) != nullptr) continue;
+        RingSegment* s = allocate_segment(capacity);
+        if (s == nullptr) return;
+        RingSegment* expected = nullptr;
+        if (!slot.compare_exchange_strong(expected, s, std::memory_order_acq_rel)) free_segment(s);
+    }
+}
+
+void forget_hot_segments_after_fork() noexcept {
+    for (auto& slot : g_hot) free_segment(slot.exchange(nullptr, std::memory_order_relaxed));
+}
+
+void count_ringless_drop() noexcept { g_ringless_drops.fetch_add(1, std::memory_order_relaxed); }
+std::uint64_t ringless_drops() noexcept { return g_ringless_drops.load(std::memory_order_relaxed); }
+
+// ---------------------------------------------------------------- Ring's out-of-line half
+
+bool Ring::refresh_limit(std::uint64_t h, std::uint64_t need) noexcept {
+    const std::uint64_t cap = mask_ + 1;
+    const std::uint64_t t = std::max(tail_.load(std::memory_order_acquire), seg_->start);
+    const std::uint64_t fill = h + need - t;
+    if (fill > cap) {
+        limit_ = t + cap;
+        return false;
+    }
+    if (fill * kWakeFillDivisor <= cap) {
+        // Below a quarter: the fast path runs to the quarter mark, and crossing it wakes again.
+        fill_woken_ = false;
+        limit_ = t + cap / kWakeFillDivisor;
+    } else {
+        if (!fill_woken_) {
+            fill_woken_ = true;
+            ring_doorbell();
+        }
+        limit_ = t + cap;
+    }
+    return true;
+}
+
+bool Ring::move_to_bigger_segment(std::uint64_t h, std::uint64_t need) noexcept {
+    RingSegment* next = spare_.exchange(nullptr, std::memory_order_acq_rel);
+    if (next == nullptr && mask_ + 1 < max_capacity_ && free_segment_ != nullptr) next = take_hot_segment(max_capacity_);
+    if (next == nullptr) return false;
+    next->start = h;
+    next->next.store(nullptr, std::memory_order_relaxed);
+    seg_->next.store(next, std::memory_order_release);
+    seg_ = next;
+    slots_ = next->slots;
+    mask_ = next->capacity - 1;
+    capacity_.store(next->capacity, std::memory_order_relaxed);
+    fill_woken_ = false;
+    return refresh_limit(h, need);
+}
+
+bool Ring::make_room(std::uint64_t need) noexcept {
+    const bool room = find_room(need);
+    if (suppressed_ != 0) limit_ = 0;  // a record beside a refused scope: Begins stay refused
+    return room;
+}
+
+bool Ring::find_room(std::uint64_t need) noexcept {
+    const std::uint64_t h = head_.load(std::memory_order_relaxed);
+    if (refresh_limit(h, need)) return true;
+    if (move_to_bigger_segment(h, need)) return true;
+    ring_doorbell();
+    return wait_for_room(need);
+}
+
+bool Ring::wait_for_room(std::uint64_t need) noexcept {
+    // The wait is recorded as a scope of its own, so it needs two more events.
+    const std::uint64_t need_with_wait = need + 2;
+    if (full_ring_policy() != OnFull::Wait || t_never_wait || !drained() || need_with_wait > mask_ + 1) {
+        return false;
+    }
+    if (!g_drainer_alive.load(std::memory_order_acquire)) return false;
+    std::uint64_t passes = g_drainer_passes.load(std::memory_order_acquire);
+    if (passes == t_gave_up_at) return false;
+    const std::uint64_t begin = slow_ticks();
+    auto last_progress = std::chrono::steady_clock::now();
+    for (int spins = 0;; ++spins) {
+        const std::uint64_t h = head_.load(std::memory_order_relaxed);
+        if (refresh_limit(h, need_with_wait) || move_to_bigger_segment(h, need_with_wait)) break;
+        if (!g_drainer_alive.load(std::memory_order_acquire) || !drained()) return false;
+        if (spins < kSpins) {
+            cpu_relax();
+            continue;
+        }
+        ::sched_yield();
+        const std::uint64_t now_passes = g_drainer_passes.load(std::memory_order_acquire);
+        const auto now = std::chrono::steady_clock::now();
+        if (now_passes != passes) {
+            passes = now_passes;
+            last_progress = now;
+        } else if (now - last_progress > kStalledDrainer) {
+            t_gave_up_at = passes;
+            return false;
+        }
+        if ((spins & 63) == 0) ring_doorbell();
+    }
+    const std::uint64_t end = slow_ticks();
+    const Event wait[2] = {{begin, make_tag(&kWaitSite, EventKind::Begin)}, {end, make_tag(&kWaitSite, EventKind::End)}};
+    publish(wait, 2);
+    waits_.store(waits_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    wait_ticks_.store(wait_ticks_.load(std::memory_order_relaxed) + (end - begin), std::memory_order_relaxed);
+    return true;
+}
+
+void Ring::free_segments() noexcept {
+    if (free_segment_ == nullptr) return;
+    RingSegment* s = read_seg_;
+    while (s != nullptr) {
+        RingSegment* next = s->next.load(std::memory_order_acquire);
+        free_segment_(s);
+        s = next;
+    }
+    free_segment_(spare_.exchange(nullptr, std::memory_order_acq_rel));
+}
+
+}  // namespace ringprof::detail

@@ -1,0 +1,85 @@
+// What a Session owns, and the process-wide bookkeeping of which session is current.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "engine/clock_calibration.hpp"
+#include "engine/drainer.hpp"
+#include "engine/drop_report.hpp"
+#include "process/output_problems.hpp"
+#include "process/run_claim.hpp"
+#include "ringprof/session.hpp"
+#include "engine/timeline_writer.hpp"
+
+namespace ringprof {
+
+class SessionImpl {
+public:
+    explicit SessionImpl(Config config);
+    ~SessionImpl();
+
+    void start();
+    void stop();  // final snapshot, backends closed, rings parked
+
+    // Drainer thread only.
+    Snapshot make_snapshot(bool final);
+    void write_snapshot(bool final);
+    // Routes spans to `backend` if it wants them (drainer thread, or before the drainer starts;
+    // null: only start the timeline writer if a backend wants spans).
+    void attach_spans(Backend* backend);
+
+    Config config;
+    detail::OutputProblems problems;  // every failure of an output, said once
+    RunInfo run;
+    detail::ClockCalibration clock;
+    detail::Drainer drainer;
+    std::vector<std::unique_ptr<Backend>> backends;  // touched on the drainer thread only
+    // Spans to the backends that want them, on the writer thread; declared after `backends` so
+    // it stops before they are destroyed.
+    std::unique_ptr<detail::TimelineWriter> timeline;
+    pid_t owner_pid;
+    detail::RunClaim run_claim;  // keeps run.run_id this process's alone in the output folder
+    std::uint64_t reset_ticks;
+    std::uint64_t marker_cost_ticks = 0;  // one Begin+End pair, measured at start  // the root's total counts from here (start, or the last take)
+    bool stopped = false;
+    detail::DropReport drop_report;  // drainer thread only
+    int pins = 0;  // API calls using this session now (guarded by the session mutex)
+
+private:
+    void report(const Backend& backend, const char* stage, const std::exception& e);
+};
+
+namespace detail {
+
+// The global lock for session start/stop (never taken by markers).
+std::mutex& session_mutex();
+// Starts the default session unless one exists (slow path of the first marker).
+void ensure_default_session();
+// Ring capacity (events) for threads registering now.
+std::uint64_t ring_capacity_for_new_threads();
+
+// The current session, kept alive for the duration of one API call. A session being destroyed
+// first stops being current, then waits until no call holds it: a call racing with shutdown
+// either completes on a live session or finds none and does nothing.
+class PinnedSession {
+public:
+    PinnedSession();
+    ~PinnedSession();
+    PinnedSession(const PinnedSession&) = delete;
+    PinnedSession& operator=(const PinnedSession&) = delete;
+    Session* get() const { return session_; }
+    Session* operator->() const { return session_; }
+    explicit operator bool() const { return session_ != nullptr; }
+
+private:
+    Session* session_ = nullptr;
+    SessionImpl* impl_ = nullptr;
+};
+
+}  // namespace detail
+}  // namespace ringprof

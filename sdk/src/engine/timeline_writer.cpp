@@ -1,0 +1,304 @@
+#include "engine/timeline_writer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+
+#include "engine/ring_room.hpp"
+#include "ringprof/detail/recorder.hpp"
+#include "engine/thread_role.hpp"
+#include "engine/timeline_records.hpp"
+
+namespace ringprof::detail {
+
+namespace {
+constexpr std::size_t kBatchSpans = 8192;
+constexpr std::size_t kFreeVectors = 64;
+constexpr double kMaxSendDelayNs = 20e6;  // an idle drainer still advances the step horizon
+constexpr auto kIdleWake = std::chrono::milliseconds(100);
+constexpr auto kMinPoll = std::chrono::microseconds(500);
+constexpr auto kMaxPoll = std::chrono::microseconds(10000);
+}  // namespace
+
+TimelineWriter::TimelineWriter(const ClockCalibration& clock, TimelineOptions options)
+    : clock_(clock), options_(options) {}
+
+TimelineWriter::~TimelineWriter() { stop(); }
+
+void TimelineWriter::add_backend(Backend* backend) {
+    if (backend == nullptr || !backend->wants_spans()) return;
+    const Sink s{backend, dynamic_cast<TimelineBackend*>(backend)};
+    backends_.push_back(s);
+    if (!running_) {
+        sinks_.push_back(s);
+        return;
+    }
+    Item item;
+    item.added = backend;
+    enqueue(std::move(item));
+    wake_writer();
+}
+
+void TimelineWriter::start() {
+    if (running_) return;
+    running_ = true;
+    last_pass_ticks_ = slow_ticks();
+    thread_ = std::thread([this] {
+        never_wait_on_this_thread();  // the drainer may be waiting for this thread (a barrier)
+        loop();
+    });
+}
+
+void TimelineWriter::stop() {
+    if (!running_) return;
+    send_barrier(/*last=*/true);
+    thread_.join();
+    running_ = false;
+}
+
+// ---------------------------------------------------------------- drainer side
+
+void TimelineWriter::on_pass(std::vector<RawSpan>& raw, const std::vector<SpanThread>& threads) {
+    Item item;
+    for (const SpanThread& t : threads) {
+        auto [it, inserted] = names_.try_emplace(t.tid, t.name);
+        if (inserted || it->second != t.name) {
+            it->second = t.name;
+            item.names.emplace_back(t.tid, t.name);
+        }
+    }
+    // Every event published before the previous call was decoded by this pass (which started
+    // after that call), so spans that began before it can be labeled.
+    item.horizon = last_pass_ticks_;
+    last_pass_ticks_ = slow_ticks();
+    if (raw.empty() && item.names.empty() &&
+        clock_.to_ns(last_pass_ticks_ - last_send_ticks_) < kMaxSendDelayNs) {
+        return;
+    }
+    if (!running_) return;
+    last_send_ticks_ = last_pass_ticks_;
+    std::vector<RawSpan> recycled;
+    const bool have_recycled = free_.try_dequeue(recycled);
+    if (options_.max_depth == 0 && options_.min_ns == 0 && have_recycled && recycled.capacity() >= raw.size()) {
+        // Nothing to filter: the filled vector itself goes to the writer and the drainer goes on
+        // with a recycled one of the same capacity (no copy, no regrowth; copying cost the drainer
+        // a third of its throughput with every output on, bench_pipeline).
+        item.raw.swap(raw);
+        raw.swap(recycled);
+        raw.clear();
+    } else {
+        // Copied: the drainer's vector keeps its capacity (regrowing it every pass cost enough
+        // page faults to overflow rings in the demo), and the copy is reused memory.
+        item.raw.swap(recycled);
+        if (!have_recycled) item.raw.reserve(std::max<std::size_t>(raw.size(), 4096));
+        copy_filtered(raw, item.raw);
+    }
+    enqueue(std::move(item));
+}
+
+// Filtering here rather than on the writer: two compares per span on the drainer are cheaper
+// than shipping every span of a filtered hot loop to another thread.
+void TimelineWriter::copy_filtered(const std::vector<RawSpan>& raw, std::vector<RawSpan>& out) {
+    if (options_.max_depth == 0 && options_.min_ns == 0) {
+        out.insert(out.end(), raw.begin(), raw.end());
+        return;
+    }
+    const std::uint32_t max_depth = options_.max_depth != 0 ? options_.max_depth : kGaugeDepth;
+    const auto min_ticks = static_cast<std::uint64_t>(static_cast<double>(options_.min_ns) / clock_.ns_per_tick());
+    for (const RawSpan& r : raw) {
+        const bool scope = !is_gauge_record(r) && !is_step_record(r);
+        if (scope && (r.depth >= max_depth || r.end_ticks - r.begin_ticks < min_ticks)) continue;
+        out.push_back(r);
+    }
+    filtered_.fetch_add(raw.size() - out.size(), std::memory_order_relaxed);
+}
+
+void TimelineWriter::enqueue(Item item) {
+    const std::size_t n = item.raw.size();
+    if (n != 0 && in_flight_.load(std::memory_order_acquire) + n > options_.queue_spans) {
+        // The writer is behind: keep the steps (a handful per second), lose the rest, counted.
+        item.raw.erase(std::partition(item.raw.begin(), item.raw.end(), [](const RawSpan& r) { return is_step_record(r); }),
+                       item.raw.end());
+        dropped_.fetch_add(n - item.raw.size(), std::memory_order_relaxed);
+    }
+    item.budget = item.raw.size();
+    in_flight_.fetch_add(item.budget, std::memory_order_acq_rel);
+    queue_.enqueue(std::move(item));
+}
+
+void TimelineWriter::wake_writer() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        wake_ = true;
+    }
+    cv_.notify_all();
+}
+
+std::uint64_t TimelineWriter::send_barrier(bool last) {
+    Item item;
+    item.barrier = next_ticket_++;
+    item.last = last;
+    const std::uint64_t ticket = item.barrier;
+    enqueue(std::move(item));
+    std::unique_lock<std::mutex> lock(mutex_);
+    wake_ = true;
+    cv_.notify_all();
+    cv_.wait(lock, [&] { return acked_ >= ticket; });
+    return ticket;
+}
+
+TimelineWriter::Hold TimelineWriter::hold() {
+    if (!running_) return Hold(nullptr, 0);
+    return Hold(this, send_barrier(/*last=*/false));
+}
+
+TimelineWriter::Hold::~Hold() {
+    if (writer_ == nullptr) return;
+    {
+        std::lock_guard<std::mutex> lock(writer_->mutex_);
+        writer_->released_ = std::max(writer_->released_, ticket_);
+    }
+    writer_->cv_.notify_all();
+}
+
+// ---------------------------------------------------------------- writer side
+
+void TimelineWriter::guarded(const Sink& s, const char* stage, const std::function<void()>& fn) {
+    try {
+        fn();
+    } catch (const std::exception& e) {
+        if (reporter_) {
+            reporter_(*s.backend, stage, e);
+            return;
+        }
+        std::string message = std::string(s.backend->name()) + " (" + stage + "): " + e.what();
+        if (std::find(errors_.begin(), errors_.end(), message) != errors_.end()) return;
+        errors_.push_back(message);
+        std::fprintf(stderr, "ringprof: backend %s; the data collected so far is kept\n", message.c_str());
+    }
+}
+
+void TimelineWriter::take(const RawSpan& r) {
+    if (is_step_record(r)) {
+        const auto mode = static_cast<std::uint32_t>(step_mode_of(r.site));
+        if (r.end_ticks == 0) {
+            steps_.open(r.begin_ticks, r.step, r.tid, mode);
+        } else {
+            steps_.close(r.begin_ticks, r.end_ticks, r.tid, mode);
+            append(r, r.step);
+        }
+    } else if (is_gauge_record(r)) {
+        const std::uint64_t at = clock_.to_epoch_ns(r.begin_ticks);
+        for (const Sink& s : sinks_) {
+            if (s.timeline != nullptr) guarded(s, "counter", [&] { s.timeline->on_counter(r.site->name, at, r.tid, gauge_value(r)); });
+        }
+    } else if (r.step >= 0) {
+        append(r, r.step);  // its own thread's step: exact, no need to wait
+    } else {
+        pending_.push_back(r);
+    }
+}
+
+void TimelineWriter::release_pending(std::uint64_t horizon) {
+    std::size_t kept = 0;
+    for (const RawSpan& r : pending_) {
+        if (r.begin_ticks < horizon) {
+            append(r, steps_.step_at(r.begin_ticks));
+        } else {
+            pending_[kept++] = r;
+        }
+    }
+    pending_.resize(kept);
+}
+
+void TimelineWriter::append(const RawSpan& r, std::int64_t step) {
+    Span s;
+    s.site = r.site;
+    s.name = r.site != nullptr ? r.site->name : "";
+    s.begin_ns = clock_.to_epoch_ns(r.begin_ticks);
+    s.end_ns = clock_.to_epoch_ns(r.end_ticks);
+    s.tid = r.tid;
+    s.depth = r.depth;
+    s.step = step;
+    batch_.spans.push_back(s);
+    if (batch_.spans.size() >= kBatchSpans) deliver();
+}
+
+void TimelineWriter::deliver() {
+    if (batch_.spans.empty()) return;
+    for (const Sink& s : sinks_) guarded(s, "spans", [&] { s.backend->on_spans(batch_); });
+    batch_.spans.clear();
+}
+
+void TimelineWriter::process(Item& item) {
+    if (item.added != nullptr) sinks_.push_back(Sink{item.added, dynamic_cast<TimelineBackend*>(item.added)});
+    for (const Sink& s : sinks_) {
+        if (s.timeline == nullptr) continue;
+        for (const auto& thread : item.names) {
+            // Structured bindings cannot be captured by a lambda before C++20.
+            guarded(s, "thread name", [&] { s.timeline->on_thread_name(thread.first, thread.second); });
+        }
+    }
+    for (const RawSpan& r : item.raw) take(r);
+    release_pending(item.barrier != 0 ? StepIntervals::kOpen : item.horizon);
+    if (item.barrier != 0 || batch_.spans.size() >= kBatchSpans / 8) deliver();
+    if (item.budget != 0) in_flight_.fetch_sub(item.budget, std::memory_order_acq_rel);
+    if (item.raw.capacity() != 0 && free_.size_approx() < kFreeVectors) {
+        item.raw.clear();
+        free_.enqueue(std::move(item.raw));
+    }
+}
+
+void TimelineWriter::loop() {
+    t_thread_role = ThreadRole::TimelineWriter;
+    auto poll = std::chrono::duration_cast<std::chrono::microseconds>(kMinPoll);
+    auto last_tick = std::chrono::steady_clock::now();
+    for (;;) {
+        Item item;
+        if (!queue_.try_dequeue(item)) {
+            deliver();  // nothing more is coming soon: do not sit on a partial batch
+            // The drainer sends a near-empty item every few ms even when the program is quiet,
+            // so time-based work is driven by the clock, not by the queue being empty.
+            const auto now = std::chrono::steady_clock::now();
+            if (now - last_tick >= kIdleWake) {
+                last_tick = now;
+                const std::uint64_t epoch = ClockCalibration::epoch_ns();
+                for (const Sink& s : sinks_) {
+                    if (s.timeline != nullptr) guarded(s, "idle", [&] { s.timeline->on_idle(epoch); });
+                }
+            }
+            std::unique_lock<std::mutex> lock(mutex_);
+            cv_.wait_for(lock, poll, [&] { return wake_; });
+            wake_ = false;
+            poll = std::min(poll * 2, std::chrono::duration_cast<std::chrono::microseconds>(kMaxPoll));
+            continue;
+        }
+        poll = std::chrono::duration_cast<std::chrono::microseconds>(kMinPoll);
+        process(item);
+        if (item.barrier == 0) continue;
+        if (item.last) {
+            // stop() runs on another thread than the drainer, and the queue orders items per
+            // producer only: the drainer's last items may come after this barrier.
+            Item rest;
+            while (queue_.try_dequeue(rest)) process(rest);
+            release_pending(StepIntervals::kOpen);
+            deliver();
+        }
+        TimelineStatus status;
+        status.dropped_spans = dropped_spans();
+        status.filtered_spans = filtered_spans();
+        status.now_epoch_ns = ClockCalibration::epoch_ns();
+        for (const Sink& s : sinks_) {
+            if (s.timeline != nullptr) guarded(s, "flush", [&] { s.timeline->on_timeline_flush(status); });
+        }
+        std::unique_lock<std::mutex> lock(mutex_);
+        acked_ = item.barrier;
+        cv_.notify_all();
+        if (item.last) return;
+        // Parked: the holder uses the backends (snapshots) until it releases this ticket.
+        cv_.wait(lock, [&] { return released_ >= item.barrier; });
+    }
+}
+
+}  // namespace ringprof::detail

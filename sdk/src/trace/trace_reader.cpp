@@ -1,0 +1,484 @@
+#include "trace/trace_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include <simdjson.h>
+
+#include "merge/event_stream.hpp"
+#include "merge/python_json.hpp"
+#include "trace/json_error_position.hpp"
+
+namespace ringprof::merge {
+
+namespace {
+
+using simdjson::ondemand::json_type;
+using simdjson::ondemand::number_type;
+using simdjson::ondemand::value;
+
+// 2^62 µs (146,000 years): far beyond any clock, and sums of two such times still fit an int64.
+constexpr double kMaxTimeUs = 4611686018427387904.0;
+
+std::string_view trim_token(std::string_view t) {
+    while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
+    return t;
+}
+
+bool read_number(value v, TraceNumber& out) {
+    number_type nt;
+    if (v.get_number_type().get(nt)) return false;
+    if (nt == number_type::signed_integer) {
+        std::int64_t i;
+        if (v.get_int64().get(i)) return false;
+        out = TraceNumber::integer(i);
+        return true;
+    }
+    double d;
+    if (v.get_double().get(d) || !std::isfinite(d)) return false;
+    out = TraceNumber::floating(d);
+    return true;
+}
+
+// The text a scalar id (pid, tid, thread_id) is known by: strings unquoted, numbers as written.
+bool read_id_text(value v, std::string_view& out) {
+    json_type t;
+    if (v.type().get(t)) return false;
+    if (t == json_type::string) return !v.get_string().get(out);
+    if (t == json_type::number) {
+        TraceNumber n;
+        std::string_view tok;
+        tok = v.raw_json_token();
+        out = trim_token(tok);
+        return read_number(v, n);
+    }
+    if (t == json_type::boolean) {
+        bool b;
+        if (v.get_bool().get(b)) return false;
+        out = b ? "True" : "False";
+        return true;
+    }
+    if (t == json_type::null) {
+        bool n = false;
+        if (v.is_null().get(n) || !n) return false;
+        out = "None";
+        return true;
+    }
+    return false;
+}
+
+// Ondemand parsing checks a value only when it is read; reading every value we do not otherwise
+// use makes a corrupt file fail as a whole, as it does in Python.
+bool validate(value v) {
+    json_type t;
+    if (v.type().get(t)) return false;
+    switch (t) {
+        case json_type::object: {
+            simdjson::ondemand::object o;
+            if (v.get_object().get(o)) return false;
+            for (auto f : o) {
+                std::string_view k;
+                value c;
+                if (f.unescaped_key().get(k) || f.value().get(c) || !validate(c)) return false;
+            }
+            return true;
+        }
+        case json_type::array: {
+            simdjson::ondemand::array a;
+            if (v.get_array().get(a)) return false;
+            for (auto e : a) {
+                value c;
+                if (e.get(c) || !validate(c)) return false;
+            }
+            return true;
+        }
+        case json_type::string: { std::string_view s; return !v.get_string().get(s); }
+        case json_type::number: { TraceNumber n; return read_number(v, n); }
+        case json_type::boolean: { bool b; return !v.get_bool().get(b); }
+        case json_type::null: { bool n = false; return !v.is_null().get(n) && n; }
+    }
+    return false;
+}
+
+// Python's int() on a step_num string: optional spaces and sign around decimal digits.
+bool parse_step(std::string_view s, std::int64_t& out) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+    bool neg = false;
+    if (!s.empty() && (s.front() == '+' || s.front() == '-')) { neg = s.front() == '-'; s.remove_prefix(1); }
+    if (s.empty() || s.size() > 18) return false;
+    std::int64_t v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+        v = v * 10 + (c - '0');
+    }
+    out = neg ? -v : v;
+    return true;
+}
+
+struct Parsed {
+    std::string_view ph, name, pid, tid;
+    bool has_ph = false, has_name = false, name_ok = false, has_pid = false, has_tid = false;
+    bool has_ts = false, has_dur = false, bad_field = false;
+    TraceNumber ts, dur;
+    std::string args;  // Python text of a non-empty args object
+    bool args_bad = false;
+    std::string_view arg_name, thread_id;
+    bool has_arg_name = false, has_thread_id = false, has_base = false, has_step = false;
+    TraceNumber base;
+    std::int64_t step = 0;
+
+    void reset() { *this = Parsed{}; }
+};
+
+bool read_args(value v, Parsed& p) {
+    json_type t;
+    if (v.type().get(t)) return false;
+    if (t == json_type::null) { bool n = false; return !v.is_null().get(n) && n; }
+    if (t != json_type::object) { p.args_bad = true; return validate(v); }
+    simdjson::ondemand::object o;
+    if (v.get_object().get(o)) return false;
+    std::string& out = p.args;
+    out += '{';
+    bool first = true;
+    for (auto f : o) {
+        std::string_view key;
+        value c;
+        if (f.unescaped_key().get(key) || f.value().get(c)) return false;
+        if (!first) out += ", ";
+        first = false;
+        append_python_string(out, key);
+        out += ": ";
+        json_type ct;
+        if (c.type().get(ct)) return false;
+        if (ct == json_type::string) {
+            std::string_view s;
+            if (c.get_string().get(s)) return false;
+            append_python_string(out, s);
+            if (key == "name") { p.arg_name = s; p.has_arg_name = true; }
+            else if (key == "thread_id") { p.thread_id = s; p.has_thread_id = true; }
+            else if (key == "step_num") { p.has_step = parse_step(s, p.step); }
+        } else if (ct == json_type::number) {
+            TraceNumber n;
+            std::string_view tok;
+            tok = c.raw_json_token();
+            if (!read_number(c, n)) return false;
+            if (n.is_float) append_python_float(out, n.d); else out += trim_token(tok);
+            if (key == "start_time_since_epoch_in_micros") { p.base = n; p.has_base = true; }
+            else if (key == "thread_id") { p.thread_id = trim_token(tok); p.has_thread_id = true; }
+            else if (key == "step_num") {
+                p.has_step = true;
+                p.step = n.is_float ? static_cast<std::int64_t>(std::trunc(n.d)) : n.i;
+            } else if (key == "name") { p.arg_name = trim_token(tok); p.has_arg_name = true; }
+        } else {
+            if (!append_python_value(out, c)) return false;
+        }
+    }
+    out += '}';
+    if (first) out.clear();  // {} is falsy in Python: no args
+    return true;
+}
+
+// Returns false when the element is not valid JSON.
+bool parse_element(simdjson::ondemand::parser& parser, std::string_view text, std::size_t capacity, Parsed& p,
+                   bool& is_object) {
+    simdjson::ondemand::document doc;
+    if (parser.iterate(text.data(), text.size(), capacity).get(doc)) return false;
+    json_type t;
+    if (doc.type().get(t)) return false;
+    is_object = t == json_type::object;
+    if (!is_object) {
+        value v;
+        if (t == json_type::object || t == json_type::array) {
+            if (doc.get_value().get(v)) return false;
+            return validate(v);
+        }
+        // A lone scalar element: read it to check it.
+        switch (t) {
+            case json_type::string: { std::string_view s; return !doc.get_string().get(s); }
+            case json_type::number: { double d; return !doc.get_double().get(d); }
+            case json_type::boolean: { bool b; return !doc.get_bool().get(b); }
+            default: { bool n = false; return !doc.is_null().get(n) && n; }
+        }
+    }
+    simdjson::ondemand::object obj;
+    if (doc.get_object().get(obj)) return false;
+    for (auto f : obj) {
+        std::string_view key;
+        value v;
+        if (f.unescaped_key().get(key) || f.value().get(v)) return false;
+        if (key == "ph") {
+            json_type vt;
+            if (v.type().get(vt)) return false;
+            if (vt == json_type::string) { if (v.get_string().get(p.ph)) return false; p.has_ph = true; }
+            else { p.has_ph = false; if (!validate(v)) return false; }
+        } else if (key == "name") {
+            json_type vt;
+            if (v.type().get(vt)) return false;
+            p.has_name = true;
+            p.name_ok = vt == json_type::string;
+            if (p.name_ok) { if (v.get_string().get(p.name)) return false; }
+            else if (!validate(v)) return false;
+        } else if (key == "pid" || key == "tid") {
+            std::string_view id;
+            if (!read_id_text(v, id)) { p.bad_field = true; if (!validate(v)) return false; continue; }
+            if (key == "pid") { p.pid = id; p.has_pid = true; } else { p.tid = id; p.has_tid = true; }
+        } else if (key == "ts" || key == "dur") {
+            TraceNumber n;
+            json_type vt;
+            if (v.type().get(vt)) return false;
+            if (vt != json_type::number) { p.bad_field = true; if (!validate(v)) return false; continue; }
+            if (!read_number(v, n)) return false;
+            // A time must be a microsecond count an int64 can hold: 1e300 named the output file
+            // "-9223372036854775808_...". Such an event is malformed, like a string ts.
+            if (!(std::fabs(n.as_double()) < kMaxTimeUs)) { p.bad_field = true; continue; }
+            if (key == "ts") { p.ts = n; p.has_ts = true; } else { p.dur = n; p.has_dur = true; }
+        } else if (key == "args") {
+            p.args.clear();
+            if (!read_args(v, p)) return false;
+        } else if (!validate(v)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+struct Pending {
+    std::string name, args, pid, tid, thread_id;
+    bool has_tid = false, has_thread_id = false, has_step = false;
+    TraceNumber ts;
+    std::int64_t step = 0;
+};
+
+class FileState {
+public:
+    FileState(const ReaderSetup& s, EventSink& sink, ReadOutcome& out) : setup_(s), sink_(sink), out_(out) {
+        has_base_ = s.has_base;
+        base_ = s.base;
+    }
+
+    void handle(const Parsed& p, std::uint64_t index) {
+        if (!p.has_ph) return;
+        if (setup_.close_open_spans && p.has_pid && p.has_ts && !p.bad_field && (p.ph == "X" || p.ph == "B" || p.ph == "E")) {
+            const TraceNumber end = p.ph == "X" && p.has_dur ? add(p.ts, p.dur) : p.ts;
+            auto [it, inserted] = last_ts_.emplace(stack_key(p), end);
+            if (!inserted && compare(end, it->second) > 0) it->second = end;
+        }
+        if (p.ph == "M") return meta(p);
+        if (p.ph == "X") return complete(p, index);
+        if (p.ph == "B") return begin(p, index);
+        if (p.ph == "E") return end(p, index);
+    }
+
+    void finish() {
+        std::uint64_t open = 0;
+        for (auto& [k, st] : stacks_) {
+            open += st.size();
+            if (!setup_.close_open_spans) continue;
+            const auto last = last_ts_.find(k);
+            for (const Pending& b : st) {
+                const TraceNumber start = absolute(b.ts);
+                TraceNumber dur = last == last_ts_.end() ? TraceNumber::integer(0) : subtract(absolute(last->second), start);
+                if (compare(dur, TraceNumber::integer(0)) < 0) dur = TraceNumber::integer(0);
+                deliver(start, dur, b.name, b.pid, b.has_tid, b.tid, b.has_thread_id, b.thread_id, b.args, b.has_step,
+                        b.step);
+            }
+        }
+        if (open && !setup_.close_open_spans) note(std::to_string(open) + " B event(s) without a matching E left out");
+        if (dropped_) {
+            out_.dropped += dropped_;
+            note(std::to_string(dropped_) + " malformed event(s) left out, first: " + first_drop_);
+        }
+    }
+
+    void not_an_event(std::uint64_t index) { drop(index, "is not an object"); }
+
+    bool used_events_without_base() const { return events_without_base_; }
+    void set_base(TraceNumber b) { base_ = b; has_base_ = true; }
+    bool base_seen() const { return has_base_; }
+
+private:
+    void note(std::string s) { out_.notes.push_back(std::move(s)); }
+
+    void drop(std::uint64_t index, const char* why) {
+        if (dropped_++ == 0) first_drop_ = "event #" + std::to_string(index) + " " + why;
+    }
+
+    void meta(const Parsed& p) {
+        if (p.has_base) { base_ = p.base; has_base_ = true; }
+        if (!p.has_name || !p.name_ok || !p.has_pid) return;
+        const std::string pid(p.pid);
+        if (p.name == "process_name") {
+            phases_[pid] = p.has_arg_name ? std::string(p.arg_name) : std::string("Unknown");
+            // A re-declared process starts with no named threads, as in smdebug.
+            for (auto it = threads_.begin(); it != threads_.end();) {
+                if (it->first.compare(0, pid.size() + 1, pid + '\x1f') == 0) it = threads_.erase(it); else ++it;
+            }
+        } else if (p.name == "thread_name" && p.has_tid && p.has_arg_name) {
+            threads_[pid + '\x1f' + std::string(p.tid)] = std::string(p.arg_name);
+        }
+    }
+
+    TraceNumber absolute(TraceNumber ts) {
+        if (!has_base_) events_without_base_ = true;
+        return has_base_ ? add(ts, base_) : ts;
+    }
+
+    const std::string& phase_of(std::string_view pid) {
+        static const std::string unknown = "Unknown";
+        if (auto it = phases_.find(std::string(pid)); it != phases_.end()) return it->second;
+        return unknown;
+    }
+
+    void deliver(TraceNumber start, TraceNumber dur, std::string_view name, std::string_view pid, bool has_tid,
+                 std::string_view tid, bool has_thread_id, std::string_view thread_id, std::string_view args,
+                 bool has_step, std::int64_t step) {
+        ReadEvent e;
+        e.start = start;
+        e.dur = dur;
+        e.name = name;
+        e.phase = phase_of(pid);
+        e.pid = pid;
+        label_.assign(setup_.node_id);
+        label_ += '_';
+        if (has_thread_id) {
+            e.thread_key = thread_id;
+            label_ += thread_id;
+        } else {
+            e.thread_key = has_tid ? tid : std::string_view("0");
+            const auto it = has_tid ? threads_.find(std::string(pid) + '\x1f' + std::string(tid)) : threads_.end();
+            if (it != threads_.end()) e.thread_name = it->second;
+            label_ += it != threads_.end() ? std::string_view(it->second) : e.thread_key;
+        }
+        e.thread_label = label_;
+        e.args_json = args;
+        e.has_step = has_step;
+        e.step = step;
+        sink_.on_event(e);
+        ++out_.events;
+    }
+
+    void complete(const Parsed& p, std::uint64_t index) {
+        if (!p.has_name || !p.name_ok || !p.has_pid || !p.has_ts || !p.has_dur || p.bad_field || p.args_bad) {
+            return drop(index, "(X) lacks a string name, pid, numeric ts or dur within +-2^62 us, or has non-object args");
+        }
+        deliver(absolute(p.ts), p.dur, p.name, p.pid, p.has_tid, p.tid, p.has_thread_id, p.thread_id, p.args,
+                p.has_step, p.step);
+    }
+
+    static std::string stack_key(const Parsed& p) { return std::string(p.pid) + '\x1f' + std::string(p.has_tid ? p.tid : ""); }
+
+    void begin(const Parsed& p, std::uint64_t index) {
+        if (!p.has_name || !p.name_ok || !p.has_pid || !p.has_ts || p.bad_field || p.args_bad) {
+            return drop(index, "(B) lacks a string name, pid or numeric ts within +-2^62 us, or has non-object args");
+        }
+        Pending b;
+        b.name = p.name;
+        b.args = p.args;
+        b.pid = p.pid;
+        b.ts = p.ts;
+        b.has_tid = p.has_tid;
+        b.tid = p.tid;
+        b.has_thread_id = p.has_thread_id;
+        b.thread_id = p.thread_id;
+        b.has_step = p.has_step;
+        b.step = p.step;
+        stacks_[stack_key(p)].push_back(std::move(b));
+    }
+
+    void end(const Parsed& p, std::uint64_t index) {
+        if (!p.has_pid || !p.has_ts || p.bad_field || p.args_bad) {
+            return drop(index, "(E) lacks a pid or numeric ts within +-2^62 us, or has non-object args");
+        }
+        auto it = stacks_.find(stack_key(p));
+        if (it == stacks_.end() || it->second.empty()) {
+            ++unmatched_;
+            if (unmatched_ == 1) note("E event #" + std::to_string(index) + " has no open B on its pid/tid; left out");
+            return;
+        }
+        Pending b = std::move(it->second.back());
+        it->second.pop_back();
+        const TraceNumber start = absolute(b.ts);
+        const TraceNumber finish = absolute(p.ts);
+        const TraceNumber dur = subtract(finish, start);
+        if (compare(dur, TraceNumber::integer(0)) < 0) {
+            note("E event #" + std::to_string(index) + " ends before its B begins; left out");
+            return;
+        }
+        // smdebug keeps the E event's args; we fall back to the B event's when E has none.
+        const bool use_e = !p.args.empty();
+        deliver(start, dur, b.name, p.pid, b.has_tid, b.tid, use_e ? p.has_thread_id : b.has_thread_id,
+                use_e ? p.thread_id : std::string_view(b.thread_id), use_e ? std::string_view(p.args) : std::string_view(b.args),
+                use_e ? p.has_step : b.has_step, use_e ? p.step : b.step);
+    }
+
+    const ReaderSetup& setup_;
+    EventSink& sink_;
+    ReadOutcome& out_;
+    bool has_base_ = false;
+    bool events_without_base_ = false;
+    TraceNumber base_;
+    std::unordered_map<std::string, std::string> phases_;
+    std::unordered_map<std::string, std::string> threads_;
+    std::unordered_map<std::string, std::vector<Pending>> stacks_;
+    std::unordered_map<std::string, TraceNumber> last_ts_;  // per pid/tid, for close_open_spans
+    std::string label_;
+    std::uint64_t dropped_ = 0, unmatched_ = 0;
+    std::string first_drop_;
+};
+
+// A start time given beside the events: {"otherData": {"start_time_since_epoch_in_micros": N}}
+// (or under "metadata").
+bool member_base(const EventStream& stream, TraceNumber& base) {
+    simdjson::ondemand::parser parser;
+    for (const auto& [key, text] : stream.members()) {
+        if (key != "otherData" && key != "metadata") continue;
+        simdjson::padded_string padded(text);
+        simdjson::ondemand::document doc;
+        simdjson::ondemand::object obj;
+        if (parser.iterate(padded).get(doc) || doc.get_object().get(obj)) continue;
+        value v;
+        if (obj.find_field_unordered("start_time_since_epoch_in_micros").get(v)) continue;
+        if (read_number(v, base)) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSink& sink) {
+    ReadOutcome out;
+    EventStream stream(src, std::max<std::size_t>(setup.chunk_bytes, 16));
+    simdjson::ondemand::parser parser;
+    FileState state(setup, sink, out);
+    Parsed p;
+    std::string_view element;
+    std::uint64_t index = 0;
+    TraceNumber base;
+    while (stream.next(element)) {
+        p.reset();
+        bool is_object = false;
+        if (!parse_element(parser, element, stream.capacity_from(element.data()), p, is_object)) {
+            // simdjson does not say where in the element; the walker does, to the byte.
+            const std::uint64_t element_start = stream.bytes_consumed() - element.size();
+            const trace::JsonSyntaxProblem syntax = trace::find_json_syntax_problem(element);
+            const std::uint64_t at = element_start + (syntax.found ? syntax.offset : 0);
+            throw InputError("invalid JSON in event #" + std::to_string(index) + ": " +
+                             (syntax.found ? syntax.what : std::string("a number out of range")) + " (at byte " +
+                             std::to_string(at) + ")");
+        }
+        if (index == 0 && !setup.has_base && stream.object_form() && member_base(stream, base)) state.set_base(base);
+        if (is_object) state.handle(p, index);
+        else state.not_an_event(index);
+        ++index;
+    }
+    state.finish();
+    if (!setup.has_base && state.used_events_without_base() && out.events > 0 && member_base(stream, base)) {
+        out.reread_with_base = true;
+        out.late_base = base;
+    }
+    return out;
+}
+
+}  // namespace ringprof::merge
