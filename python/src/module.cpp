@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ringprof/ringprof.hpp"
+#include "ringprof/timers_json.hpp"
 #include "scope_types.hpp"
 #include "site_interner.hpp"
 
@@ -106,6 +107,15 @@ py::object run_info() {
     return d;
 }
 
+// Grafts a timers JSON tree below the calling thread's current scope (ML-Agents' worker merge).
+void merge_tree(const std::string& json, const std::string& graft_path) {
+    try {
+        ringprof::merge_worker_tree(json, graft_path);
+    } catch (const ringprof::TimersJsonError& e) {
+        throw py::value_error(std::string("ringprof: the tree to merge is not a timers tree: ") + e.what());
+    }
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_ringprof, m) {
@@ -124,5 +134,6 @@ PYBIND11_MODULE(_ringprof, m) {
     m.def("_snapshot", &snapshot);
     m.def("_take_tree", &take_tree);
     m.def("_run_info", &run_info);
+    m.def("_merge_tree", &merge_tree, py::arg("timers_json"), py::arg("graft_path"));
     m.def("_interned_site_count", &ringprof::python::interned_site_count);
 }

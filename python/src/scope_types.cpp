@@ -316,7 +316,26 @@ PyObject* step_function(PyObject*, PyObject* args, PyObject* kwargs) {
     return reinterpret_cast<PyObject*>(self);
 }
 
+// _open_scope_names(): the names of the calling thread's open Python scopes, outermost first
+// (ringprof.mlagents records where a merge happened).
+PyObject* open_scope_names(PyObject*, PyObject*) {
+    PyObject* names = PyList_New(0);
+    if (names == nullptr) return nullptr;
+    for (const OpenFrame& f : t_open_frames) {
+        if (detail::kind_of(f.close_tag) != EventKind::End) continue;  // a step, not a timer
+        PyObject* name = PyUnicode_FromString(static_cast<const Site*>(f.owner)->name);
+        if (name == nullptr || PyList_Append(names, name) != 0) {
+            Py_XDECREF(name);
+            Py_DECREF(names);
+            return nullptr;
+        }
+        Py_DECREF(name);
+    }
+    return names;
+}
+
 PyMethodDef module_functions[] = {
+    {"_open_scope_names", open_scope_names, METH_NOARGS, "Names of the calling thread's open scopes."},
     {"scope", scope_function, METH_O,
      "scope(name) -> the timer `name`, for `with ringprof.scope(name):`. The name is interned on first use."},
     {"_scope_at", scope_at_function, METH_VARARGS, "_scope_at(name, file, line) -> a timer with a source location."},
