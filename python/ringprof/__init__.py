@@ -25,9 +25,10 @@ from ._ringprof import (  # noqa: F401  (the public API)
     step,
 )
 from . import _ringprof
+from ._profile import Profile, plot  # noqa: F401
 
 __all__ = ["scope", "function", "step", "gauge", "flush", "enable", "disable", "is_enabled",
-           "add_metadata", "set_thread_name", "dropped_scopes", "timer_tree"]
+           "add_metadata", "set_thread_name", "dropped_scopes", "timer_tree", "Profile", "plot"]
 
 
 def function(fn=None, *, name=None):

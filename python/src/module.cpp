@@ -7,6 +7,10 @@
 
 #include <string>
 
+#include <fstream>
+
+#include "profile_hook.hpp"
+#include "ringprof/flame.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "scope_types.hpp"
@@ -116,6 +120,19 @@ void merge_tree(const std::string& json, const std::string& graft_path) {
     }
 }
 
+// The interactive flame page of the session's tree now, written to `path`.
+void write_flame_page(const std::string& path, const std::string& title) {
+    std::string page;
+    {
+        py::gil_scoped_release unlocked;
+        page = ringprof::render_html(ringprof::flame_profile(current_session()->snapshot(), title));
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << page;
+    out.close();
+    if (!out) throw std::runtime_error("ringprof.plot: cannot write " + path);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_ringprof, m) {
@@ -135,5 +152,7 @@ PYBIND11_MODULE(_ringprof, m) {
     m.def("_take_tree", &take_tree);
     m.def("_run_info", &run_info);
     m.def("_merge_tree", &merge_tree, py::arg("timers_json"), py::arg("graft_path"));
+    m.def("_write_flame_page", &write_flame_page, py::arg("path"), py::arg("title"));
+    ringprof::python::add_profile_hook(m);
     m.def("_interned_site_count", &ringprof::python::interned_site_count);
 }
