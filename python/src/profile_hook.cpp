@@ -2,6 +2,8 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <iterator>
 #include <memory>
 #include <sstream>
 #include <unordered_map>
@@ -31,9 +33,9 @@ struct HookSettings {
 };
 HookSettings g_hook;
 
-// Frames the hook opened on this thread and has not closed yet: after disable() the hook stays
-// installed until they have returned, so that every scope it opened is closed in order.
-thread_local int t_hook_frames = 0;
+// ThreadState::hook_frames counts the frames the hook opened on a thread and has not closed:
+// after disable() the hook stays installed until they have returned, so that every scope it
+// opened is closed in order.
 
 struct KeyHash {
     std::size_t operator()(const std::vector<std::uint64_t>& key) const noexcept {
@@ -45,11 +47,47 @@ struct KeyHash {
 using SiteTable = std::unordered_map<std::vector<std::uint64_t>, const Site*, KeyHash>;
 // Never destroyed (sites are referred to until the process ends). Keys hold references to the
 // objects whose addresses they contain, so an address is never reused for another function.
-SiteTable& site_table() {
-    static SiteTable* table = new SiteTable;
-    return *table;
+SiteTable* const g_site_table = new SiteTable;
+SiteTable& site_table() { return *g_site_table; }
+
+// In front of the table: one entry per slot, chosen by the code object (or C function), holding
+// the last key seen there. A loop calling the same functions with the same argument types hits
+// it with one word-by-word compare, instead of hashing the key and walking a bucket (measured:
+// the table's find was the hook's largest cost).
+struct CachedKey {
+    std::uint64_t words[14];
+    std::uint32_t size = 0;
+    const Site* site = nullptr;
+};
+constexpr std::size_t kCacheSlots = 1024;
+CachedKey* const g_key_cache = new CachedKey[kCacheSlots];
+
+CachedKey& cache_slot(const std::vector<std::uint64_t>& key) {
+    return g_key_cache[(key[1] >> 4) % kCacheSlots];  // key[1]: the code object or C function
 }
-thread_local std::vector<std::uint64_t> t_key;  // scratch: a lookup allocates nothing
+
+const Site* cached_site(const std::vector<std::uint64_t>& key) {
+    const CachedKey& c = cache_slot(key);
+    if (c.size != key.size()) return nullptr;
+    for (std::size_t i = 0; i < key.size(); ++i) {
+        if (c.words[i] != key[i]) return nullptr;
+    }
+    return c.site;
+}
+
+// Looks the key up (cache, then table); null when it was never seen.
+const Site* find_site(const std::vector<std::uint64_t>& key) {
+    if (const Site* site = cached_site(key)) return site;
+    auto it = site_table().find(key);
+    if (it == site_table().end()) return nullptr;
+    CachedKey& c = cache_slot(key);
+    if (key.size() <= std::size(c.words)) {
+        std::copy(key.begin(), key.end(), c.words);
+        c.size = static_cast<std::uint32_t>(key.size());
+        c.site = it->second;
+    }
+    return it->second;
+}
 
 enum KeyKind : std::uint64_t { kPythonCall = 1, kCFunction = 2, kOtherCallable = 3 };
 
@@ -69,17 +107,16 @@ const Site* remember(std::vector<std::uint64_t>& key, const std::string& name, c
     return site;
 }
 
-const Site* site_for_python_call(PyFrameObject* frame) {
+// `key` is the thread's scratch vector: a lookup allocates nothing.
+const Site* site_for_python_call(PyFrameObject* frame, std::vector<std::uint64_t>& key) {
     PyCodeObject* code = PyFrame_GetCode(frame);  // a new reference
-    auto& key = t_key;
     key.clear();
     key.push_back(kPythonCall);
     key.push_back(reinterpret_cast<std::uintptr_t>(code));
     if (g_hook.signatures) append_signature_key(frame, code, key);
-    SiteTable& table = site_table();
-    if (auto it = table.find(key); it != table.end()) {
+    if (const Site* site = find_site(key)) {
         Py_DECREF(code);
-        return it->second;
+        return site;
     }
     std::string name = utf8(code->co_qualname);
     if (g_hook.signatures && !signature_text(frame, code, name)) PyErr_Clear();
@@ -88,8 +125,7 @@ const Site* site_for_python_call(PyFrameObject* frame) {
 }
 
 // C functions are named as cProfile names them, in file "~" line 0.
-const Site* site_for_c_call(PyObject* callable) {
-    auto& key = t_key;
+const Site* site_for_c_call(PyObject* callable, std::vector<std::uint64_t>& key) {
     key.clear();
     PyObject* owner = nullptr;  // what the key refers to besides a static method table
     std::string name;
@@ -101,7 +137,7 @@ const Site* site_for_c_call(PyObject* callable) {
         key.push_back(kCFunction);
         key.push_back(reinterpret_cast<std::uintptr_t>(method));
         key.push_back(reinterpret_cast<std::uintptr_t>(owner));
-        if (auto it = site_table().find(key); it != site_table().end()) return it->second;
+        if (const Site* site = find_site(key)) return site;
         if (module_function) {
             name = "<built-in method ";
             if (self != nullptr) {
@@ -117,48 +153,50 @@ const Site* site_for_c_call(PyObject* callable) {
         owner = reinterpret_cast<PyObject*>(Py_TYPE(callable));
         key.push_back(kOtherCallable);
         key.push_back(reinterpret_cast<std::uintptr_t>(owner));
-        if (auto it = site_table().find(key); it != site_table().end()) return it->second;
+        if (const Site* site = find_site(key)) return site;
         name = std::string("<built-in method ") + _PyType_Name(Py_TYPE(callable)) + ">";
     }
     Py_XINCREF(owner);
     return remember(key, name, "~", 0);
 }
 
-void open_call(const Site* site, const void* owner) {
+void open_call(ThreadState& state, const Site* site, const void* owner) {
     const detail::Closing closing = begin_scope(site);
     try {
-        t_open_frames.push_back(OpenFrame{closing, detail::make_tag(site, detail::EventKind::End), owner});
-        ++t_hook_frames;
+        state.frames.push_back(OpenFrame{closing, detail::make_tag(site, detail::EventKind::End), owner});
+        ++state.hook_frames;
     } catch (const std::bad_alloc&) {
         detail::close_scope(closing, detail::make_tag(site, detail::EventKind::End));
     }
 }
 
-void close_call(const void* owner) {
-    auto& frames = t_open_frames;
+void close_call(ThreadState& state, const void* owner) {
+    auto& frames = state.frames;
     if (frames.empty() || frames.back().owner != owner) return;  // a call that began before enable()
     const OpenFrame f = frames.back();
     frames.pop_back();
-    --t_hook_frames;
+    --state.hook_frames;
     detail::close_scope(f.closing, f.close_tag);
 }
 
 // Never raises: a call it cannot name (out of memory) is left out, the program goes on.
 int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg) {
+    ThreadState* state = thread_state();
+    if (state == nullptr) return 0;  // out of memory: this thread's calls go unrecorded
     try {
         switch (what) {
         case PyTrace_CALL:
-            if (g_hook.active) open_call(site_for_python_call(frame), frame);
+            if (g_hook.active) open_call(*state, site_for_python_call(frame, state->key), frame);
             break;
         case PyTrace_RETURN:
-            close_call(frame);
+            close_call(*state, frame);
             break;
         case PyTrace_C_CALL:
-            if (g_hook.active && g_hook.builtins) open_call(site_for_c_call(arg), arg);
+            if (g_hook.active && g_hook.builtins) open_call(*state, site_for_c_call(arg, state->key), arg);
             break;
         case PyTrace_C_RETURN:
         case PyTrace_C_EXCEPTION:
-            close_call(arg);
+            close_call(*state, arg);
             break;
         default:
             break;
@@ -166,7 +204,7 @@ int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg) {
     } catch (...) {
         PyErr_Clear();
     }
-    if (!g_hook.active && t_hook_frames == 0) PyEval_SetProfile(nullptr, nullptr);
+    if (!g_hook.active && state->hook_frames == 0) PyEval_SetProfile(nullptr, nullptr);
     return 0;
 }
 
@@ -196,7 +234,8 @@ public:
     // Calls still running keep being closed as they return; nothing new is opened.
     void disable() {
         g_hook.active = false;
-        if (t_hook_frames == 0) PyEval_SetProfile(nullptr, nullptr);
+        const ThreadState* state = t_state;
+        if (state == nullptr || state->hook_frames == 0) PyEval_SetProfile(nullptr, nullptr);
     }
 
     void clear() {

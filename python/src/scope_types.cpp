@@ -55,7 +55,9 @@ const Site* intern_or_raise(std::string_view name, std::string_view file, std::u
 
 bool push_frame(Closing closing, std::uint64_t close_tag, const void* owner) {
     try {
-        t_open_frames.push_back(OpenFrame{closing, close_tag, owner});
+        ThreadState* state = thread_state();
+        if (state == nullptr) throw std::bad_alloc();
+        state->frames.push_back(OpenFrame{closing, close_tag, owner});
         return true;
     } catch (const std::bad_alloc&) {
         detail::close_scope(closing, close_tag);  // the marker is closed at once: nesting stays whole
@@ -66,10 +68,12 @@ bool push_frame(Closing closing, std::uint64_t close_tag, const void* owner) {
 
 // Pops and closes the innermost frame if `owner` opened it; otherwise raises RuntimeError.
 bool pop_frame(const void* owner, const char* label) {
-    auto& frames = t_open_frames;
+    static const std::vector<OpenFrame> kNone;
+    ThreadState* state = thread_state();
+    const std::vector<OpenFrame>& frames = state != nullptr ? state->frames : kNone;
     if (!frames.empty() && frames.back().owner == owner) {
         const OpenFrame f = frames.back();
-        frames.pop_back();
+        state->frames.pop_back();
         detail::close_scope(f.closing, f.close_tag);
         return true;
     }
@@ -114,9 +118,10 @@ PyObject* scope_enter(PyObject* self, PyObject*) {
 
 PyObject* scope_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
     const Site* site = reinterpret_cast<ScopeObject*>(self)->site;
-    if (__builtin_expect(!t_open_frames.empty() && t_open_frames.back().owner == site, 1)) {
-        const OpenFrame f = t_open_frames.back();
-        t_open_frames.pop_back();
+    ThreadState* state = t_state;
+    if (__builtin_expect(state != nullptr && !state->frames.empty() && state->frames.back().owner == site, 1)) {
+        const OpenFrame f = state->frames.back();
+        state->frames.pop_back();
         detail::close_scope(f.closing, f.close_tag);
         Py_RETURN_FALSE;
     }
@@ -321,7 +326,9 @@ PyObject* step_function(PyObject*, PyObject* args, PyObject* kwargs) {
 PyObject* open_scope_names(PyObject*, PyObject*) {
     PyObject* names = PyList_New(0);
     if (names == nullptr) return nullptr;
-    for (const OpenFrame& f : t_open_frames) {
+    ThreadState* state = t_state;
+    if (state == nullptr) return names;
+    for (const OpenFrame& f : state->frames) {
         if (detail::kind_of(f.close_tag) != EventKind::End) continue;  // a step, not a timer
         PyObject* name = PyUnicode_FromString(static_cast<const Site*>(f.owner)->name);
         if (name == nullptr || PyList_Append(names, name) != 0) {
