@@ -96,12 +96,12 @@ def _merge_into_current_scope(self, other, root_name=None, is_parallel=True):
         raise TypeError("merge: expects a TimerNode (get_timer_root() of a worker), not %s" % type(other).__name__)
     if not is_parallel:
         raise ValueError("merge: ringprof marks merged trees parallel (is_parallel=False is not supported)")
-    _ringprof._merge_tree(_as_timers_json(other), root_name or "")
-    # The engine grafts into the process tree; the calling thread's own tree (what
-    # get_timer_tree() returns, as in ML-Agents) gets the same merge when it is read.
+    path = _ringprof._merge_tree(_as_timers_json(other), root_name or "")
+    # The engine grafts into the process tree, below the innermost open scope (with a Profile
+    # recording, the profiled merge call itself); the calling thread's own tree (what
+    # get_timer_tree() returns, as in ML-Agents) gets the same merge at the same path when read.
     with _merges_lock:
-        _merges.setdefault(_threading.get_native_id(), []).append(
-            (_ringprof._open_scope_names(), root_name, _copy_node(other)))
+        _merges.setdefault(_threading.get_native_id(), []).append((path, root_name, _copy_node(other)))
 
 
 # Merges made by each thread (native id -> [(open scope names, root_name, node)]), replayed

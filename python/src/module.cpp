@@ -111,13 +111,19 @@ py::object run_info() {
     return d;
 }
 
-// Grafts a timers JSON tree below the calling thread's current scope (ML-Agents' worker merge).
-void merge_tree(const std::string& json, const std::string& graft_path) {
+// Grafts a timers JSON tree below the calling thread's current scope (ML-Agents' worker merge)
+// and returns that scope's path (the names of the open scopes, this call's own frame included
+// when a Profile records C functions), so the thread's tree can show the merge at the same place.
+py::list merge_tree(const std::string& json, const std::string& graft_path) {
+    PyObject* path = ringprof::python::open_scope_name_list();
+    if (path == nullptr) throw py::error_already_set();
+    py::list names = py::reinterpret_steal<py::list>(path);
     try {
         ringprof::merge_worker_tree(json, graft_path);
     } catch (const ringprof::TimersJsonError& e) {
         throw py::value_error(std::string("ringprof: the tree to merge is not a timers tree: ") + e.what());
     }
+    return names;
 }
 
 // The interactive flame page of the session's tree now, written to `path`.

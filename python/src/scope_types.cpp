@@ -323,14 +323,18 @@ PyObject* step_function(PyObject*, PyObject* args, PyObject* kwargs) {
 
 // _open_scope_names(): the names of the calling thread's open Python scopes, outermost first
 // (ringprof.mlagents records where a merge happened).
-PyObject* open_scope_names(PyObject*, PyObject*) {
+}  // namespace
+
+PyObject* open_scope_name_list() {
     PyObject* names = PyList_New(0);
     if (names == nullptr) return nullptr;
     ThreadState* state = t_state;
     if (state == nullptr) return names;
     for (const OpenFrame& f : state->frames) {
         if (detail::kind_of(f.close_tag) != EventKind::End) continue;  // a step, not a timer
-        PyObject* name = PyUnicode_FromString(static_cast<const Site*>(f.owner)->name);
+        // The site comes from the closing tag: a frame's owner is a Site only for scopes (the
+        // profile hook's frames are owned by interpreter frames and C functions).
+        PyObject* name = PyUnicode_FromString(static_cast<const Site*>(detail::pointer_of(f.close_tag))->name);
         if (name == nullptr || PyList_Append(names, name) != 0) {
             Py_XDECREF(name);
             Py_DECREF(names);
@@ -340,6 +344,10 @@ PyObject* open_scope_names(PyObject*, PyObject*) {
     }
     return names;
 }
+
+namespace {
+
+PyObject* open_scope_names(PyObject*, PyObject*) { return open_scope_name_list(); }
 
 PyMethodDef module_functions[] = {
     {"_open_scope_names", open_scope_names, METH_NOARGS, "Names of the calling thread's open scopes."},

@@ -11,4 +11,9 @@ namespace ringprof::python {
 // Python exception set on failure.
 bool add_scope_types(PyObject* module);
 
+// The names of the calling thread's open scopes (ringprof.scope, @function and the profile
+// hook's calls), outermost first: the path a graft made now lands at. A new list, or null with
+// an exception set.
+PyObject* open_scope_name_list();
+
 }  // namespace ringprof::python

@@ -169,3 +169,58 @@ def test_private_timer_stacks_and_bad_merges_are_refused_with_exceptions(tmp_pat
     errors = run.result()
     assert len(errors) == 4
     assert "timer_stack" in errors[0] and "TimerNode" in errors[3]
+
+
+def test_a_merge_inside_a_profiled_call_lands_under_that_call(tmp_path):
+    run = run_scenario(tmp_path, """
+        import json, ringprof
+        from ringprof.mlagents import hierarchical_timer, get_timer_tree, TimerNode
+        worker = TimerNode()
+        worker.count = 1                 # as get_timer_root() gives it
+        worker.get_child("step").add_time(0.5)
+        def collect():
+            with hierarchical_timer("workers") as node:
+                node.merge(worker, root_name="worker_root")
+        p = ringprof.Profile(builtins=False, signatures=False)
+        p.enable()
+        collect()
+        p.disable()
+        print(json.dumps(get_timer_tree()))
+    """)
+    tree = run.result()
+
+    def find(node, name):  # the node `name` anywhere below `node` (dict children)
+        for child_name, child in node.get("children", {}).items():
+            if child_name == name:
+                return child
+            found = find(child, name)
+            if found is not None:
+                return found
+        return None
+
+    workers = find(tree, "workers")
+    assert workers is not None and find(tree["children"]["collect"], "workers") is workers
+    worker_root = find(workers, "worker_root")
+    assert (worker_root["count"], worker_root["is_parallel"]) == (1, True)
+    assert shape(worker_root) == {"step": (1, True, {})}
+    # The thread's tree shows the merge where the engine grafted it (the timers file).
+    from conftest import path as file_path
+    file_workers = file_path(run.timers(), "collect", "workers")
+    names_to_graft = []
+
+    def walk(node, trail):
+        for c in node.get("children", []):
+            if c["name"] == "worker_root":
+                names_to_graft.append(trail)
+            walk(c, trail + [c["name"]])
+    walk(file_workers, [])
+    assert len(names_to_graft) == 1
+
+    def dict_walk(node, trail, out):
+        for name, c in node.get("children", {}).items():
+            if name == "worker_root":
+                out.append(trail)
+            dict_walk(c, trail + [name], out)
+    in_tree = []
+    dict_walk(workers, [], in_tree)
+    assert in_tree == names_to_graft
