@@ -14,6 +14,9 @@ jobs=${RINGPROF_JOBS:-$(nproc)}
 build_packages=(cmake make g++ pkg-config libconcurrentqueue-dev libfmt-dev libgtest-dev
                 libbenchmark-dev zlib1g-dev libsimdjson-dev)
 test_packages=(clang libclang-rt-14-dev chromium valgrind)
+# The Python module and its tests (built for Debian's /usr/bin/python3, which these serve).
+python_packages=(pybind11-dev python3-dev python3-pytest python3-numpy)
+python_parts=(-DRINGPROF_BUILD_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3)
 
 install_missing() {
     local missing=()
@@ -60,9 +63,10 @@ demo)
     "$build_root/demo/examples/ringprof_demo"
     ;;
 test)
-    install_missing "${build_packages[@]}" "${test_packages[@]}"
-    echo "== normal build"
-    configure_and_build "$build_root/release" "${all_parts[@]}" -DRINGPROF_BUILD_BENCH=ON -DRINGPROF_BUILD_EXAMPLES=ON
+    install_missing "${build_packages[@]}" "${test_packages[@]}" "${python_packages[@]}"
+    echo "== normal build (with the Python module: its pytest suite is the ctest 'python')"
+    configure_and_build "$build_root/release" "${all_parts[@]}" "${python_parts[@]}" -DRINGPROF_BUILD_BENCH=ON \
+        -DRINGPROF_BUILD_EXAMPLES=ON
     run_tests "$build_root/release"
     # 1.8x: a recorded scope measured 1.06-1.10x on the 2-core machine at load 11 but up to 1.54x
     # on an idle one (issue 15: the drainer on its own core), while the same marker with a

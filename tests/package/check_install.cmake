@@ -37,3 +37,58 @@ endfunction()
 
 build_and_run_consumer(installed -DCMAKE_PREFIX_PATH=${prefix})
 build_and_run_consumer(build_tree -Dringprof_DIR=${BUILD_DIR})
+
+# The shared library: a program and a plugin built with hidden visibility, both linking
+# ringprof::shared, record into one session (the hot path's globals exist once).
+set(CONSUMER_DIR ${CONSUMER_DIR}/../shared_consumer)
+function(build_and_run_shared_consumer label package_arg)
+  set(dir ${WORK_DIR}/shared_consumer_${label})
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${dir} ${package_arg} ${consumer_flags}
+                  RESULT_VARIABLE rc OUTPUT_QUIET)
+  if(rc)
+    message(FATAL_ERROR "configuring the shared-library consumer (${label}) failed")
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} --build ${dir} RESULT_VARIABLE rc OUTPUT_QUIET)
+  if(rc)
+    message(FATAL_ERROR "building the shared-library consumer against the ${label} package failed")
+  endif()
+  execute_process(COMMAND ${dir}/shared_consumer ${dir}/out RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "the shared-library consumer built against the ${label} package failed")
+  endif()
+  # The plugin's markers use the library's state and rings, not copies of their own (a copy
+  # would send every marker of the plugin through the slow path, or record into a second engine).
+  execute_process(COMMAND nm -D --defined-only ${dir}/libplugin.so OUTPUT_VARIABLE plugin_symbols RESULT_VARIABLE rc)
+  if(rc OR plugin_symbols MATCHES "g_state|t_ring|g_record_signatures")
+    message(FATAL_ERROR "libplugin.so defines the markers' globals itself (nm: ${rc}):\n${plugin_symbols}")
+  endif()
+endfunction()
+build_and_run_shared_consumer(installed -DCMAKE_PREFIX_PATH=${prefix})
+build_and_run_shared_consumer(build_tree -Dringprof_DIR=${BUILD_DIR})
+
+# ringprof.pc: a build that is not CMake compiles and links with what pkg-config says.
+find_program(PKG_CONFIG pkg-config)
+if(PKG_CONFIG)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env PKG_CONFIG_PATH=${prefix}/lib/pkgconfig
+                          ${PKG_CONFIG} --cflags --libs ringprof
+                  OUTPUT_VARIABLE pc_flags OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE rc)
+  if(rc OR NOT pc_flags MATCHES "-lringprof")
+    message(FATAL_ERROR "pkg-config --cflags --libs ringprof failed: '${pc_flags}'")
+  endif()
+  separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+  set(sanitize_flags)
+  if(SANITIZE)
+    set(sanitize_flags -fsanitize=${SANITIZE})
+  endif()
+  set(dir ${WORK_DIR}/pkg_config_consumer)
+  file(MAKE_DIRECTORY ${dir})
+  execute_process(COMMAND c++ ${sanitize_flags} ${CONSUMER_DIR}/../consumer/main.cpp -o ${dir}/consumer ${pc_flags}
+                  RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "building with pkg-config's flags for ringprof failed")
+  endif()
+  execute_process(COMMAND ${dir}/consumer ${dir}/out RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "the consumer built with pkg-config's flags failed")
+  endif()
+endif()

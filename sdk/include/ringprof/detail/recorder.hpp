@@ -25,10 +25,14 @@ enum RecorderState : std::uint8_t {
     kSlow = 3,        // recording, but every marker takes the slow path (custom clock)
 };
 
-// Constant-initialized inline variables: every translation unit sees the initializer, so the
-// compiler reads them directly instead of through a TLS wrapper or an init guard.
-inline std::atomic<std::uint8_t> g_state{kNotStarted};
-inline thread_local Ring* t_ring = nullptr;
+// Defined once, in the library (sdk/src/hot_path_globals.cpp), and exported even from modules
+// built with hidden visibility: with inline definitions, every shared object holding a copy of
+// the markers (a Python extension, a user's plugin) would bind to its own state and ring, that
+// is, run a second engine. `__thread` (constant-initialized by definition) keeps the access a
+// plain TLS load with no wrapper call, as the inline thread_local was.
+#define RINGPROF_HOT_PATH_GLOBAL __attribute__((visibility("default")))
+extern RINGPROF_HOT_PATH_GLOBAL std::atomic<std::uint8_t> g_state;
+extern RINGPROF_HOT_PATH_GLOBAL __thread Ring* t_ring;
 
 // How an open scope is closed, decided once when it opens so that the closing path tests one
 // word: the ring's address (64-aligned, so its low bits are free) with the low bits saying how.

@@ -14,7 +14,7 @@
 namespace ringprof::detail {
 
 // Off: signature markers record plain scopes, one row per function (Profile's `signatures`).
-inline std::atomic<bool> g_record_signatures{true};
+extern RINGPROF_HOT_PATH_GLOBAL std::atomic<bool> g_record_signatures;  // hot_path_globals.cpp
 
 template <class List>
 class SignatureScope {

@@ -1,0 +1,164 @@
+// The Python module `ringprof._ringprof`: the markers (scope_types.cpp), the session controls,
+// and the aggregates as Python data for ringprof.mlagents and ringprof.Profile. It links the
+// shared library, so a user's C++ extension linking ringprof::shared records into the same
+// session as Python code.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+
+#include <fstream>
+
+#include "profile_hook.hpp"
+#include "ringprof/flame.hpp"
+#include "ringprof/ringprof.hpp"
+#include "ringprof/timers_json.hpp"
+#include "scope_types.hpp"
+#include "site_interner.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+py::dict node_dict(const ringprof::TimerNode& n) {
+    py::dict d;
+    d["name"] = n.name;
+    d["total"] = n.total;
+    d["count"] = n.count;
+    d["is_parallel"] = n.is_parallel;
+    py::list children;
+    for (const auto& c : n.children) children.append(node_dict(c));
+    d["children"] = children;
+    return d;
+}
+
+py::dict gauges_dict(const ringprof::TimerTree& tree) {
+    py::dict gauges;
+    for (const auto& [name, g] : tree.gauges) {
+        py::dict d;
+        d["value"] = g.value;
+        d["min"] = g.min;
+        d["max"] = g.max;
+        d["count"] = g.count;
+        gauges[py::str(name)] = d;
+    }
+    return gauges;
+}
+
+py::dict metadata_dict(const ringprof::TimerTree& tree) {
+    py::dict metadata;
+    for (const auto& [k, v] : tree.metadata) metadata[py::str(k)] = v;
+    return metadata;
+}
+
+ringprof::Session* current_session() {
+    ringprof::Session* s = ringprof::Session::current();
+    if (s == nullptr) throw std::runtime_error("ringprof: no session is recording (record a scope first)");
+    return s;
+}
+
+// The aggregates now (after draining every ring): the process tree, each thread's own tree,
+// gauges and metadata. None when no session has started.
+py::object snapshot() {
+    if (ringprof::Session::current() == nullptr) return py::none();
+    ringprof::Snapshot snap;
+    {
+        py::gil_scoped_release unlocked;  // the drainer may wait for a thread that wants the GIL
+        snap = current_session()->snapshot();
+    }
+    py::dict d;
+    d["tree"] = node_dict(snap.tree.root);
+    d["gauges"] = gauges_dict(snap.tree);
+    d["metadata"] = metadata_dict(snap.tree);
+    py::list threads;
+    for (const auto& t : snap.threads) {
+        py::dict td;
+        td["tid"] = t.tid;
+        td["name"] = t.name;
+        td["exited"] = t.exited;
+        td["tree"] = node_dict(t.tree);
+        threads.append(td);
+    }
+    d["threads"] = threads;
+    d["dropped"] = snap.dropped;
+    return d;
+}
+
+// Returns the tree since the last take (as snapshot()'s "tree"), then resets the session's
+// timers and gauges.
+py::object take_tree() {
+    if (ringprof::Session::current() == nullptr) return py::none();
+    ringprof::TimerTree tree;
+    {
+        py::gil_scoped_release unlocked;
+        tree = current_session()->take_tree();
+    }
+    py::dict d;
+    d["tree"] = node_dict(tree.root);
+    d["gauges"] = gauges_dict(tree);
+    return d;
+}
+
+py::object run_info() {
+    ringprof::Session* s = ringprof::Session::current();
+    if (s == nullptr) return py::none();
+    const ringprof::RunInfo& r = s->run_info();
+    py::dict d;
+    d["output_dir"] = r.output_dir;
+    d["run_id"] = r.run_id;
+    d["pid"] = r.pid;
+    d["start_epoch_ns"] = r.start_epoch_ns;
+    return d;
+}
+
+// Grafts a timers JSON tree below the calling thread's current scope (ML-Agents' worker merge)
+// and returns that scope's path (the names of the open scopes, this call's own frame included
+// when a Profile records C functions), so the thread's tree can show the merge at the same place.
+py::list merge_tree(const std::string& json, const std::string& graft_path) {
+    PyObject* path = ringprof::python::open_scope_name_list();
+    if (path == nullptr) throw py::error_already_set();
+    py::list names = py::reinterpret_steal<py::list>(path);
+    try {
+        ringprof::merge_worker_tree(json, graft_path);
+    } catch (const ringprof::TimersJsonError& e) {
+        throw py::value_error(std::string("ringprof: the tree to merge is not a timers tree: ") + e.what());
+    }
+    return names;
+}
+
+// The interactive flame page of the session's tree now, written to `path`.
+void write_flame_page(const std::string& path, const std::string& title) {
+    std::string page;
+    {
+        py::gil_scoped_release unlocked;
+        page = ringprof::render_html(ringprof::flame_profile(current_session()->snapshot(), title));
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << page;
+    out.close();
+    if (!out) throw std::runtime_error("ringprof.plot: cannot write " + path);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_ringprof, m) {
+    m.doc() = "ringprof's engine: markers, session controls and aggregates (see docs/python.md)";
+    if (!ringprof::python::add_scope_types(m.ptr())) throw py::error_already_set();
+
+    m.def("enable", &ringprof::enable, "Records from now on (the whole process).");
+    m.def("disable", &ringprof::disable, "Stops recording (a disabled scope costs a load and a branch).");
+    m.def("is_enabled", &ringprof::is_enabled);
+    m.def("flush", &ringprof::flush, py::call_guard<py::gil_scoped_release>(),
+          "Drains every ring and rewrites the output files now.");
+    m.def("add_metadata", [](const std::string& key, const std::string& value) { ringprof::add_metadata(key, value); },
+          py::arg("key"), py::arg("value"), "Adds key/value to the timers file's metadata.");
+    m.def("set_thread_name", [](const std::string& name) { ringprof::set_thread_name(name); }, py::arg("name"));
+    m.def("dropped_scopes", &ringprof::dropped_scopes);
+    m.def("_snapshot", &snapshot);
+    m.def("_take_tree", &take_tree);
+    m.def("_run_info", &run_info);
+    m.def("_merge_tree", &merge_tree, py::arg("timers_json"), py::arg("graft_path"));
+    m.def("_write_flame_page", &write_flame_page, py::arg("path"), py::arg("title"));
+    ringprof::python::add_profile_hook(m);
+    m.def("_interned_site_count", &ringprof::python::interned_site_count);
+}

@@ -1,0 +1,305 @@
+#include "profile_hook.hpp"
+
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <iterator>
+#include <memory>
+#include <sstream>
+#include <unordered_map>
+#include <vector>
+
+#include "call_signature.hpp"
+#include "open_scopes.hpp"
+#include "ringprof/profile.hpp"
+#include "ringprof/session.hpp"
+#include "site_interner.hpp"
+
+namespace py = pybind11;
+
+namespace ringprof::detail {
+// Starts the default session if none runs (sdk/src/session_impl.hpp; exported by libringprof.so).
+void ensure_default_session();
+}  // namespace ringprof::detail
+
+namespace ringprof::python {
+namespace {
+
+// What the hook records. Read and written only with the GIL held (the hook runs with it).
+struct HookSettings {
+    bool active = false;
+    bool builtins = true;
+    bool signatures = true;
+};
+HookSettings g_hook;
+
+// ThreadState::hook_frames counts the frames the hook opened on a thread and has not closed:
+// after disable() the hook stays installed until they have returned, so that every scope it
+// opened is closed in order.
+
+struct KeyHash {
+    std::size_t operator()(const std::vector<std::uint64_t>& key) const noexcept {
+        std::uint64_t h = 0xcbf29ce484222325ull;
+        for (std::uint64_t w : key) h = (h ^ w) * 0x100000001b3ull;
+        return static_cast<std::size_t>(h ^ (h >> 29));
+    }
+};
+using SiteTable = std::unordered_map<std::vector<std::uint64_t>, const Site*, KeyHash>;
+// Never destroyed (sites are referred to until the process ends). Keys hold references to the
+// objects whose addresses they contain, so an address is never reused for another function.
+SiteTable* const g_site_table = new SiteTable;
+SiteTable& site_table() { return *g_site_table; }
+
+// In front of the table: one entry per slot, chosen by the code object (or C function), holding
+// the last key seen there. A loop calling the same functions with the same argument types hits
+// it with one word-by-word compare, instead of hashing the key and walking a bucket (measured:
+// the table's find was the hook's largest cost).
+struct CachedKey {
+    std::uint64_t words[14];
+    std::uint32_t size = 0;
+    const Site* site = nullptr;
+};
+constexpr std::size_t kCacheSlots = 1024;
+CachedKey* const g_key_cache = new CachedKey[kCacheSlots];
+
+CachedKey& cache_slot(const std::vector<std::uint64_t>& key) {
+    return g_key_cache[(key[1] >> 4) % kCacheSlots];  // key[1]: the code object or C function
+}
+
+const Site* cached_site(const std::vector<std::uint64_t>& key) {
+    const CachedKey& c = cache_slot(key);
+    if (c.size != key.size()) return nullptr;
+    for (std::size_t i = 0; i < key.size(); ++i) {
+        if (c.words[i] != key[i]) return nullptr;
+    }
+    return c.site;
+}
+
+// Looks the key up (cache, then table); null when it was never seen.
+const Site* find_site(const std::vector<std::uint64_t>& key) {
+    if (const Site* site = cached_site(key)) return site;
+    auto it = site_table().find(key);
+    if (it == site_table().end()) return nullptr;
+    CachedKey& c = cache_slot(key);
+    if (key.size() <= std::size(c.words)) {
+        std::copy(key.begin(), key.end(), c.words);
+        c.size = static_cast<std::uint32_t>(key.size());
+        c.site = it->second;
+    }
+    return it->second;
+}
+
+enum KeyKind : std::uint64_t { kPythonCall = 1, kCFunction = 2, kOtherCallable = 3 };
+
+std::string utf8(PyObject* text) {
+    const char* s = text != nullptr ? PyUnicode_AsUTF8(text) : nullptr;
+    if (s == nullptr) {
+        PyErr_Clear();
+        return "?";
+    }
+    return s;
+}
+
+const Site* remember(std::vector<std::uint64_t>& key, const std::string& name, const std::string& file,
+                     std::uint32_t line) {
+    const Site* site = intern_site(name, file, line);
+    site_table().emplace(key, site);
+    return site;
+}
+
+// `key` is the thread's scratch vector: a lookup allocates nothing.
+const Site* site_for_python_call(PyFrameObject* frame, std::vector<std::uint64_t>& key) {
+    PyCodeObject* code = PyFrame_GetCode(frame);  // a new reference
+    key.clear();
+    key.push_back(kPythonCall);
+    key.push_back(reinterpret_cast<std::uintptr_t>(code));
+    if (g_hook.signatures) append_signature_key(frame, code, key);
+    if (const Site* site = find_site(key)) {
+        Py_DECREF(code);
+        return site;
+    }
+    std::string name = utf8(code->co_qualname);
+    if (g_hook.signatures && !signature_text(frame, code, name)) PyErr_Clear();
+    // The table keeps the reference taken above.
+    return remember(key, name, utf8(code->co_filename), static_cast<std::uint32_t>(code->co_firstlineno));
+}
+
+// C functions are named as cProfile names them, in file "~" line 0.
+const Site* site_for_c_call(PyObject* callable, std::vector<std::uint64_t>& key) {
+    key.clear();
+    PyObject* owner = nullptr;  // what the key refers to besides a static method table
+    std::string name;
+    if (PyCFunction_Check(callable)) {
+        const PyMethodDef* method = reinterpret_cast<PyCFunctionObject*>(callable)->m_ml;
+        PyObject* self = PyCFunction_GET_SELF(callable);
+        const bool module_function = self == nullptr || PyModule_Check(self);
+        owner = module_function ? self : reinterpret_cast<PyObject*>(Py_TYPE(self));
+        key.push_back(kCFunction);
+        key.push_back(reinterpret_cast<std::uintptr_t>(method));
+        key.push_back(reinterpret_cast<std::uintptr_t>(owner));
+        if (const Site* site = find_site(key)) return site;
+        if (module_function) {
+            name = "<built-in method ";
+            if (self != nullptr) {
+                PyObject* module_name = PyModule_GetNameObject(self);
+                name += utf8(module_name) + ".";
+                Py_XDECREF(module_name);
+            }
+            name += std::string(method->ml_name) + ">";
+        } else {
+            name = "<method '" + std::string(method->ml_name) + "' of '" + _PyType_Name(Py_TYPE(self)) + "' objects>";
+        }
+    } else {
+        owner = reinterpret_cast<PyObject*>(Py_TYPE(callable));
+        key.push_back(kOtherCallable);
+        key.push_back(reinterpret_cast<std::uintptr_t>(owner));
+        if (const Site* site = find_site(key)) return site;
+        name = std::string("<built-in method ") + _PyType_Name(Py_TYPE(callable)) + ">";
+    }
+    Py_XINCREF(owner);
+    return remember(key, name, "~", 0);
+}
+
+void open_call(ThreadState& state, const Site* site, const void* owner) {
+    const detail::Closing closing = begin_scope(site);
+    try {
+        state.frames.push_back(OpenFrame{closing, detail::make_tag(site, detail::EventKind::End), owner});
+        ++state.hook_frames;
+    } catch (const std::bad_alloc&) {
+        detail::close_scope(closing, detail::make_tag(site, detail::EventKind::End));
+    }
+}
+
+void close_call(ThreadState& state, const void* owner) {
+    auto& frames = state.frames;
+    if (frames.empty() || frames.back().owner != owner) return;  // a call that began before enable()
+    const OpenFrame f = frames.back();
+    frames.pop_back();
+    --state.hook_frames;
+    detail::close_scope(f.closing, f.close_tag);
+}
+
+// Never raises: a call it cannot name (out of memory) is left out, the program goes on.
+int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg) {
+    ThreadState* state = thread_state();
+    if (state == nullptr) return 0;  // out of memory: this thread's calls go unrecorded
+    try {
+        switch (what) {
+        case PyTrace_CALL:
+            if (g_hook.active) open_call(*state, site_for_python_call(frame, state->key), frame);
+            break;
+        case PyTrace_RETURN:
+            close_call(*state, frame);
+            break;
+        case PyTrace_C_CALL:
+            if (g_hook.active && g_hook.builtins) open_call(*state, site_for_c_call(arg, state->key), arg);
+            break;
+        case PyTrace_C_RETURN:
+        case PyTrace_C_EXCEPTION:
+            close_call(*state, arg);
+            break;
+        default:
+            break;
+        }
+    } catch (...) {
+        PyErr_Clear();
+    }
+    if (!g_hook.active && state->hook_frames == 0) PyEval_SetProfile(nullptr, nullptr);
+    return 0;
+}
+
+py::dict counts_dict(const CallCounts& c) {
+    py::dict d;
+    d["ncalls"] = c.ncalls;
+    d["primitive_calls"] = c.primitive_calls;
+    d["tottime"] = c.tottime;
+    d["cumtime"] = c.cumtime;
+    return d;
+}
+
+// accelerate's Profile over ringprof::Profile: the C++ class owns the statistics (baseline,
+// difference, table); this adds the interpreter hook.
+class PythonProfile {
+public:
+    PythonProfile(bool subcalls, bool builtins, bool signatures)
+        : builtins_(builtins), signatures_(signatures), profile_(make_profile(subcalls, signatures)) {}
+
+    // Only the hook goes on and off: the process's recording (ringprof.enable/disable) is left
+    // as it is, so scopes and C++ markers keep recording around a Profile.
+    void enable() {
+        g_hook = HookSettings{true, builtins_, signatures_};
+        PyEval_SetProfile(profile_hook, nullptr);  // the calling thread, as cProfile does
+    }
+
+    // Calls still running keep being closed as they return; nothing new is opened.
+    void disable() {
+        g_hook.active = false;
+        const ThreadState* state = t_state;
+        if (state == nullptr || state->hook_frames == 0) PyEval_SetProfile(nullptr, nullptr);
+    }
+
+    void clear() {
+        py::gil_scoped_release unlocked;
+        profile_->clear();
+    }
+
+    std::string table(const std::string& sort) {
+        std::ostringstream out;
+        py::gil_scoped_release unlocked;
+        if (!parse_stats_sort(sort)) {
+            throw std::invalid_argument("ringprof.Profile.print_stats: unknown sort key '" + sort + "' (one of " +
+                                        stats_sort_keys() + ", or -1)");
+        }
+        profile_->print_stats(out, sort);
+        return out.str();
+    }
+
+    py::list rows() {
+        std::vector<FunctionStats> stats;
+        {
+            py::gil_scoped_release unlocked;
+            stats = profile_->stats();
+        }
+        py::list out;
+        for (const FunctionStats& f : stats) {
+            py::dict d;
+            d["file"] = f.file;
+            d["line"] = f.line;
+            d["name"] = f.name;
+            d["signature"] = f.signature;
+            d["counts"] = counts_dict(f.counts);
+            py::list callees;
+            for (const CalleeStats& c : f.callees) callees.append(py::make_tuple(c.callee, counts_dict(c.counts)));
+            d["callees"] = callees;
+            out.append(d);
+        }
+        return out;
+    }
+
+private:
+    // Python replaces and drops Profile objects freely (`p = Profile()` twice): each must use the
+    // process's default session rather than own one that another Profile could be reading.
+    static std::unique_ptr<Profile> make_profile(bool subcalls, bool signatures) {
+        detail::ensure_default_session();
+        if (Session::current() == nullptr) throw std::runtime_error("ringprof.Profile: no session could be started");
+        return std::make_unique<Profile>(ProfileOptions{nullptr, 1e-9, subcalls, signatures, {}});
+    }
+
+    bool builtins_;
+    bool signatures_;
+    std::unique_ptr<Profile> profile_;
+};
+
+}  // namespace
+
+void add_profile_hook(py::module_& m) {
+    py::class_<PythonProfile>(m, "_Profile")
+        .def(py::init<bool, bool, bool>(), py::arg("subcalls"), py::arg("builtins"), py::arg("signatures"))
+        .def("enable", &PythonProfile::enable)
+        .def("disable", &PythonProfile::disable)
+        .def("clear", &PythonProfile::clear)
+        .def("table", &PythonProfile::table, py::arg("sort"))
+        .def("rows", &PythonProfile::rows);
+}
+
+}  // namespace ringprof::python

@@ -1,0 +1,172 @@
+"""ringprof.Profile (accelerate.profiler's Profile) and ringprof.plot: cProfile's table layout,
+`2/1` for recursion, NumPy signatures by dtype and shape, one engine with scopes and C++."""
+import re
+
+from conftest import path, run_scenario
+
+DOT_PROGRAM = """
+    import cProfile, io, json, pstats, sys
+    import numpy as np
+    import ringprof
+
+    depth = [0]
+    def dot(a, b):
+        depth[0] += 1
+        sum = 0
+        for i in range(len(a)):
+            sum += a[i] * b[i]
+        if depth[0] == 1:
+            dot(a, b)                   # called recursively once: ncalls 2/1
+        depth[0] -= 1
+        return sum
+
+    a = np.arange(16, dtype=np.float32)
+    b = np.arange(16, dtype=np.float32)
+    tables = {}
+    for signatures in (True, False):
+        p = ringprof.Profile(signatures=signatures)
+        p.enable()
+        dot(a, b)
+        p.disable()
+        tables[signatures] = p.stats_table()
+    entries = [[e.code.name, e.callcount, e.reccallcount, [s.code.name for s in (e.calls or [])]]
+               for e in p.getstats()]
+    c = cProfile.Profile()
+    c.enable()
+    dot(a, b)
+    c.disable()
+    out = io.StringIO()
+    pstats.Stats(c, stream=out).print_stats()
+    print(json.dumps({"sig": tables[True], "nosig": tables[False], "entries": entries, "cprofile": out.getvalue()}))
+"""
+
+ROW = re.compile(r"^\s+(\d+(?:/\d+)?)\s+(\d+\.\d{3})\s+(\d+\.\d{3})\s+(\d+\.\d{3})\s+(\d+\.\d{3}) (\S.*)$")
+
+
+def parse_table(text):
+    """cProfile's layout, parsed back: (calls, primitive calls, {stdname: ncalls})."""
+    lines = text.splitlines()
+    header = re.match(r"^\s+(\d+) function calls (?:\((\d+) primitive calls\) )?in \d+\.\d{3} seconds$", lines[0])
+    assert header, lines[0]
+    assert lines[2].strip() == "Ordered by: standard name"
+    assert lines[4].split() == ["ncalls", "tottime", "percall", "cumtime", "percall", "filename:lineno(function)"]
+    rows = {}
+    for line in lines[5:]:
+        if not line.strip():
+            continue
+        m = ROW.match(line)
+        assert m, "not a cProfile row: %r" % line
+        rows[m.group(6)] = m.group(1)
+    calls = int(header.group(1))
+    return calls, int(header.group(2) or calls), rows
+
+
+def test_the_table_has_cprofile_layout_recursion_as_2_1_and_numpy_signatures(tmp_path):
+    r = run_scenario(tmp_path, DOT_PROGRAM).result()
+    calls, primitive, rows = parse_table(r["sig"])
+    dot_sig = "scenario.py:7(dot(a:ndarray(dtype=float32, shape=(16,)), b:ndarray(dtype=float32, shape=(16,))))"
+    assert rows[dot_sig] == "2/1"
+    assert calls == primitive + 1, "one recursive call"
+    assert rows["~:0(<built-in method builtins.len>)"] == "2"
+
+
+def test_without_signatures_a_function_is_one_row_with_cprofile_counts(tmp_path):
+    r = run_scenario(tmp_path, DOT_PROGRAM).result()
+    _, _, rows = parse_table(r["nosig"])
+    assert rows["scenario.py:7(dot)"] == "2/1"
+    # cProfile on the same program counts the same calls.
+    cprofile_dot = [line.split()[0] for line in r["cprofile"].splitlines() if "scenario.py:7(dot)" in line]
+    assert cprofile_dot == ["2/1"]
+
+
+def test_getstats_gives_accelerate_entries_with_recursion_and_subcalls(tmp_path):
+    r = run_scenario(tmp_path, DOT_PROGRAM).result()
+    dot = [e for e in r["entries"] if e[0] == "dot"]
+    assert len(dot) == 1
+    _, callcount, reccallcount, callees = dot[0]
+    assert (callcount, reccallcount) == (2, 1)
+    assert "dot" in callees and "<built-in method builtins.len>" in callees
+
+
+def test_profiled_calls_nest_with_scopes_and_cpp_kernels_and_builtins_can_be_left_out(tmp_path, kernels):
+    run = run_scenario(tmp_path, """
+        import json, ringprof, test_kernels
+        def step():
+            with ringprof.scope("inside_step"):
+                return test_kernels.kernel(3)
+        p = ringprof.Profile(builtins=False, signatures=False)
+        p.enable()
+        step()
+        p.disable()
+        with ringprof.scope("after_profile"):   # the thread's nesting is intact
+            pass
+        print(json.dumps(p.stats_table()))
+    """, extra_path=[kernels])
+    _, _, rows = parse_table(run.result())
+    assert rows["scenario.py:3(step)"] == "1"
+    assert not [name for name in rows if name.startswith("~:0(")], "builtins=False: no C functions"
+    root = run.timers()
+    assert path(root, "step", "inside_step", "cpp_kernel", "cpp_inner")["count"] == 3
+    assert path(root, "after_profile")["count"] == 1
+
+
+def test_disable_inside_a_profiled_call_still_closes_every_call_it_opened(tmp_path):
+    run = run_scenario(tmp_path, """
+        import json, ringprof
+        p = ringprof.Profile(signatures=False)
+        def outer():
+            inner()
+            p.disable()                    # outer, and disable itself, are still running
+            with ringprof.scope("late"):
+                pass
+        def inner():
+            pass
+        p.enable()
+        outer()
+        outer()                            # no longer profiled
+        with ringprof.scope("after"):
+            pass
+        print(json.dumps(p.stats_table()))
+    """)
+    _, _, rows = parse_table(run.result())
+    assert rows["scenario.py:4(outer)"] == "1"
+    root = run.timers()
+    assert path(root, "outer", "inner")["count"] == 1
+    assert path(root, "outer", "late")["count"] == 1
+    assert path(root, "late")["count"] == 1 and path(root, "after")["count"] == 1
+
+
+def test_plot_writes_the_flame_page_and_returns_its_path(tmp_path):
+    run = run_scenario(tmp_path, """
+        import json, ringprof
+        def traced_function():
+            return 1
+        p = ringprof.Profile()
+        with p:
+            traced_function()
+        print(json.dumps(ringprof.plot(p)))
+    """)
+    page_path = run.result()
+    assert page_path == run.path("profile_flame.html")
+    with open(page_path) as f:
+        page = f.read()
+    assert page.lstrip().lower().startswith("<!doctype html") and "traced_function" in page
+
+
+def test_profile_errors_are_python_exceptions(tmp_path):
+    run = run_scenario(tmp_path, """
+        import json, ringprof
+        errors = {}
+        def catch(key, f):
+            try:
+                f()
+            except Exception as e:
+                errors[key] = type(e).__name__
+        catch("custom_timer", lambda: ringprof.Profile(custom_timer=lambda: 0))
+        catch("sort", lambda: ringprof.Profile().print_stats(sort="bogus"))
+        catch("sort_int", lambda: ringprof.Profile().print_stats(sort=7))
+        catch("plot", lambda: ringprof.plot("not a profile"))
+        print(json.dumps(errors))
+    """)
+    assert run.result() == {"custom_timer": "ValueError", "sort": "ValueError", "sort_int": "ValueError",
+                            "plot": "TypeError"}
