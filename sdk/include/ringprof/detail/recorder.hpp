@@ -25,7 +25,7 @@ enum RecorderState : std::uint8_t {
     kSlow = 3,        // recording, but every marker takes the slow path (custom clock)
 };
 
-// Defined once, in the library (sdk/src/hot_path_globals.cpp), and exported even from modules
+// Defined once, in the library (sdk/src/engine/hot_path_globals.cpp), and exported even from modules
 // built with hidden visibility: with inline definitions, every shared object holding a copy of
 // the markers (a Python extension, a user's plugin) would bind to its own state and ring, that
 // is, run a second engine. `__thread` (constant-initialized by definition) keeps the access a
