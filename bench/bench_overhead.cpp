@@ -5,6 +5,8 @@
 // that floor, when a scope was dropped (the figure would then flatter the marker), or when the
 // floor or BM_ProfScope did not run (e.g. --benchmark_filter); an unparsable budget exits 2.
 // CI runs it with --benchmark_repetitions, and the fastest repetition of each benchmark counts.
+// `--interference-budget=R` (or RINGPROF_BENCH_INTERFERENCE_BUDGET) fails the run when
+// BM_ProfScope costs more than R times BM_ProfScope_DrainerPaused (see below).
 //
 // Whether the drainer disturbs producers is measured in the same run, in ways that do not depend
 // on how loaded the machine is: BM_ProfScope (the drainer running as users run it, woken by its
@@ -321,12 +323,13 @@ double parse_budget(const char* text, const char* where) {
     return v;
 }
 
-double budget_from(int& argc, char** argv) {
+double budget_from(int& argc, char** argv, const char* flag = "--budget=", const char* env_name = "RINGPROF_BENCH_BUDGET") {
     double budget = 0.0;
-    if (const char* env = std::getenv("RINGPROF_BENCH_BUDGET")) budget = parse_budget(env, "RINGPROF_BENCH_BUDGET");
+    if (const char* env = std::getenv(env_name)) budget = parse_budget(env, env_name);
+    const std::size_t flag_length = std::strlen(flag);
     for (int i = 1; i < argc; ++i) {
-        if (std::strncmp(argv[i], "--budget=", 9) == 0) {
-            budget = parse_budget(argv[i] + 9, "--budget");
+        if (std::strncmp(argv[i], flag, flag_length) == 0) {
+            budget = parse_budget(argv[i] + flag_length, flag);
             for (int j = i; j + 1 < argc; ++j) argv[j] = argv[j + 1];
             --argc;
             break;
@@ -358,13 +361,16 @@ bool placement_from(int& argc, char** argv) {
 }
 
 constexpr const char* kFloor = "BM_RawRdtscPair";
+constexpr const char* kScopeDrainerPaused = "BM_ProfScope_DrainerPaused";
 constexpr const char* kScope = "BM_ProfScope";
 
 }  // namespace
 
 int main(int argc, char** argv) {
     const double budget = budget_from(argc, argv);
-    if (budget < 0.0 || !placement_from(argc, argv)) return 2;
+    const double interference_budget =
+        budget_from(argc, argv, "--interference-budget=", "RINGPROF_BENCH_INTERFERENCE_BUDGET");
+    if (budget < 0.0 || interference_budget < 0.0 || !placement_from(argc, argv)) return 2;
     benchmark::Initialize(&argc, argv);
     pin_this_thread(producer_cpu(0));  // the floor and single-thread rows run here
     start_session();
@@ -400,18 +406,31 @@ int main(int argc, char** argv) {
             std::printf("drainer running / paused, %-32s %6.2fx\n", running, reporter.ns[running] / reporter.ns[paused]);
         }
     }
+    if (interference_budget > 0.0) {
+        if (reporter.ns.count(kScope) == 0 || reporter.ns.count(kScopeDrainerPaused) == 0) {
+            std::printf("\n%s or %s did not run: the interference budget cannot be checked\n", kScope, kScopeDrainerPaused);
+            failed = true;
+        } else {
+            const double ratio = reporter.ns[kScope] / reporter.ns[kScopeDrainerPaused];
+            std::printf("\nPROF_SCOPE, drainer running / paused = %.2fx (interference budget %.2fx): %s\n", ratio,
+                        interference_budget, ratio <= interference_budget ? "within budget" : "OVER BUDGET");
+            failed = failed || ratio > interference_budget;
+        }
+    }
     if (budget > 0.0) {
+        bool missing = false;
         for (const char* needed : {kFloor, kScope}) {
             if (reporter.ns.count(needed) == 0) {
                 std::printf("\n%s did not run (filtered out?): the budget cannot be checked\n", needed);
-                failed = true;
+                missing = true;
             }
         }
-        if (!failed) {
+        failed = failed || missing;
+        if (!missing) {
             const double ratio = reporter.ns[kScope] / reporter.ns[kFloor];
             std::printf("\nPROF_SCOPE / raw rdtsc pair = %.2fx (budget %.2fx): %s\n", ratio, budget,
                         ratio <= budget ? "within budget" : "OVER BUDGET");
-            failed = ratio > budget;
+            failed = failed || ratio > budget;
         }
     }
     return failed ? 1 : 0;
