@@ -285,6 +285,51 @@ void BM_RawRdtscPair(benchmark::State& state) {
 }
 BENCHMARK(BM_RawRdtscPair);
 
+// The floor and PROF_SCOPE timed back to back, a batch of each per iteration (in alternating
+// order), so both halves of a pair see the same machine: the median of the per-pair ratios moves
+// far less with other work on the machine than two benchmarks run seconds apart (a preempted
+// batch only makes one outlier pair). Timed with the tick counter itself, as wall time.
+template <bool kDrainerPaused>
+void BM_PairedWithFloor(benchmark::State& state) {
+    pin_this_thread(producer_cpu(state.thread_index()));
+    ringprof::enable();
+    std::vector<double> ratios;
+    auto floor_batch = [] {
+        for (int i = 0; i < kBatch; ++i) {
+            std::uint64_t a = raw_ticks();
+            benchmark::DoNotOptimize(a);
+            std::uint64_t b = raw_ticks();
+            benchmark::DoNotOptimize(b);
+        }
+    };
+    auto scope_batch = [] {
+        for (int i = 0; i < kBatch; ++i) {
+            PROF_SCOPE("bench_scope_paired");
+            benchmark::ClobberMemory();
+        }
+    };
+    for (auto _ : state) {
+        if (kDrainerPaused) g_pause->hold();
+        const bool floor_first = ratios.size() % 2 == 0;
+        const std::uint64_t t0 = raw_ticks();
+        if (floor_first) floor_batch(); else scope_batch();
+        const std::uint64_t t1 = raw_ticks();
+        if (floor_first) scope_batch(); else floor_batch();
+        const std::uint64_t t2 = raw_ticks();
+        if (kDrainerPaused) g_pause->release();
+        g_session->snapshot();
+        const double first = static_cast<double>(t1 - t0), second = static_cast<double>(t2 - t1);
+        ratios.push_back(floor_first ? second / first : first / second);
+    }
+    if (ratios.empty()) return;
+    std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2, ratios.end());
+    state.counters["median_ratio"] = benchmark::Counter(ratios[ratios.size() / 2], benchmark::Counter::kAvgThreads);
+}
+BENCHMARK_TEMPLATE(BM_PairedWithFloor, false)->Name("BM_ProfScopePairedWithFloor");
+BENCHMARK_TEMPLATE(BM_PairedWithFloor, false)->Name("BM_ProfScopePairedWithFloor_2threads")->Threads(2);
+BENCHMARK_TEMPLATE(BM_PairedWithFloor, true)->Name("BM_ProfScopePairedWithFloor_DrainerPaused");
+BENCHMARK_TEMPLATE(BM_PairedWithFloor, true)->Name("BM_ProfScopePairedWithFloor_DrainerPaused_2threads")->Threads(2);
+
 // Collects per-iteration times so main can print ratios and check the budget.
 class RatioReporter : public benchmark::ConsoleReporter {
 public:
@@ -301,6 +346,14 @@ public:
                 if (!inserted && t < it->second) it->second = t;
                 const auto dropped = r.counters.find("dropped");
                 if (dropped != r.counters.end()) drops[r.benchmark_name()] += dropped->second.value;
+                const auto paired = r.counters.find("median_ratio");
+                if (paired != r.counters.end()) {
+                    auto [range, first] = paired_ratios.emplace(r.benchmark_name(), std::make_pair(paired->second.value, paired->second.value));
+                    if (!first) {
+                        range->second.first = std::min(range->second.first, paired->second.value);
+                        range->second.second = std::max(range->second.second, paired->second.value);
+                    }
+                }
                 const auto waited = r.counters.find("waits");
                 if (waited != r.counters.end()) waits[r.benchmark_name()] += waited->second.value;
             }
@@ -310,6 +363,7 @@ public:
     std::map<std::string, double> ns;
     std::map<std::string, double> drops;  // summed over repetitions
     std::map<std::string, double> waits;  // likewise
+    std::map<std::string, std::pair<double, double>> paired_ratios;  // lowest and highest median
 };
 
 // 0 when no budget was asked for; -1 when one was asked for but is not a positive number.
@@ -397,7 +451,13 @@ int main(int argc, char** argv) {
     if (floor_row != reporter.ns.end() && floor_row->second > 0.0) {
         const double floor = floor_row->second;
         std::printf("\nCost relative to a bare pair of rdtsc instructions (%.2f ns in this run):\n", floor);
-        for (const auto& [name, t] : reporter.ns) std::printf("  %-40s %6.2fx\n", name.c_str(), t / floor);
+        for (const auto& [name, t] : reporter.ns) {
+            if (reporter.paired_ratios.count(name) == 0) std::printf("  %-40s %6.2fx\n", name.c_str(), t / floor);
+        }
+    }
+    for (const auto& [name, range] : reporter.paired_ratios) {
+        std::printf("paired with the floor, median ratio, %-40s %.2fx - %.2fx over repetitions\n", name.c_str(),
+                    range.first, range.second);
     }
     // The drainer's interference alone: the same loop with the drainer reading or held away.
     for (const auto& [running, paused] : {std::pair<const char*, const char*>{"BM_ProfScope", "BM_ProfScope_DrainerPaused"},
