@@ -4,6 +4,7 @@
 // between passes. It also grows the rings of hot threads (ring_room.hpp).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -77,6 +78,10 @@ private:
     std::uint64_t retired_wait_ns_ = 0;
     std::vector<ThreadInfo> exited_with_counts_;
     bool urgent_ = false;  // the last pass found a ring filling up
+    // The last pass found every ring filling slowly enough (at its rate since the pass before)
+    // to sleep kCalmSleep without reaching a quarter of its segment.
+    bool calm_ = false;
+    std::chrono::steady_clock::time_point last_pass_{};
 
     std::uint32_t periodic_ms_ = 0;
     PeriodicTask periodic_;
