@@ -103,5 +103,24 @@ TEST(DrainerInterference, AFlatOutProducerIsReadOnTheDrainersCadenceNotChased) {
     EXPECT_LE(passes, sleeps + 40) << passes << " drainer passes in " << sleeps * 100 << " us of " << issued << " scopes";
 }
 
+// A thread recording a scope every ~10 us fills a quarter of even its first segment in ~1.3 ms:
+// the drainer then sleeps ~1 ms between passes (at most 60 in 50 ms, plus a few while it learns
+// the rate), not 100 us (~500 passes), so it preempts a producer on its core ten times less often.
+TEST(DrainerInterference, RingsFillingSlowlyAreReadAboutOncePerMillisecond) {
+    TempDir dir;
+    Session session(timers_only(dir));
+    session.snapshot();
+    std::uint64_t issued = 0, passes = 0;
+    std::thread producer([&] {
+        const std::uint64_t before = detail::drainer_passes();
+        issued = record_paced(1, 10us, 50ms);
+        passes = detail::drainer_passes() - before;
+    });
+    producer.join();
+    const Snapshot s = session.snapshot();
+    EXPECT_EQ(recorded(s, "paced"), issued);
+    EXPECT_LE(passes, 60u + 10u) << passes << " drainer passes while " << issued << " scopes trickled in over 50 ms";
+}
+
 }  // namespace
 }  // namespace ringprof
