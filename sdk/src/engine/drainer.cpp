@@ -19,10 +19,11 @@ namespace {
 constexpr auto kBusySleep = std::chrono::microseconds(100);
 // While every ring fills slowly for its size (a hot thread in a 4 MiB segment flat out takes
 // ~1 ms to fill a quarter), the drainer wakes ten times less often: each wake on a core a
-// producer runs on preempts it. Measured (bench_overhead, scope and floor timed in pairs, two
-// producers on two cores): 1.12-1.18x the floor at 100 us, 1.09-1.11x at 1 ms, as with the
-// drainer paused. A ring filling faster keeps the 100 us cadence (a small first segment would
-// otherwise cross its quarter mark, and wake the drainer with a system call, far more often).
+// producer runs on preempts it. Measured (bench_overhead, scope and floor timed in pairs, load
+// 16-20): two producers on two cores 1.14-1.23x the floor with 100 us only, 1.10-1.13x with this,
+// as with the drainer paused; producer and drainer on one core 1.29-1.36x -> 1.10-1.13x. A ring
+// filling faster keeps the 100 us cadence (a small first segment would otherwise cross its
+// quarter mark, and wake the drainer with a system call, far more often).
 constexpr auto kCalmSleep = std::chrono::microseconds(1000);
 constexpr auto kMaxSleep = std::chrono::microseconds(2000);
 constexpr std::uint64_t kUrgentFillDivisor = 4;  // a ring a quarter full is read again at once
