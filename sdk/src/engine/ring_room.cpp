@@ -103,6 +103,7 @@ void drainer_stopped() noexcept {
     ring_doorbell();
 }
 void drainer_pass_done() noexcept { g_drainer_passes.fetch_add(1, std::memory_order_release); }
+std::uint64_t drainer_passes() noexcept { return g_drainer_passes.load(std::memory_order_acquire); }
 
 std::uint32_t doorbell() noexcept { return g_bell.load(std::memory_order_seq_cst); }
 
