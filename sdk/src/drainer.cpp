@@ -165,12 +165,16 @@ void Drainer::fill(Snapshot& snapshot) const {
     snapshot.threads.insert(snapshot.threads.end(), exited_with_counts_.begin(), exited_with_counts_.end());
 }
 
-// An exited thread that dropped or waited stays listed (its tree is folded in already), so the
-// per-thread counts survive the thread. Bounded: a churning pool cannot grow it without limit.
+// An exited thread that recorded, dropped or waited stays listed with its own tree (its time is
+// in the process tree already), so per-thread counts and views survive the thread. Bounded: a
+// churning pool cannot grow it without limit.
 void Drainer::keep_counts_of_exited(const ThreadTrack& track) {
     constexpr std::size_t kMaxExitedListed = 4096;
-    if ((track.dropped() == 0 && track.waits() == 0) || exited_with_counts_.size() >= kMaxExitedListed) return;
+    if (exited_with_counts_.size() >= kMaxExitedListed) return;
+    TimerNode tree = aggregator_.thread_tree(track);
+    if (tree.children.empty() && track.dropped() == 0 && track.waits() == 0) return;
     ThreadInfo info;
+    info.tree = std::move(tree);
     info.tid = track.tid;
     info.name = track.ring->thread_name();
     info.dropped = track.dropped();

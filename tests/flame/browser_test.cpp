@@ -118,9 +118,9 @@ ringprof::FlameProfile training_profile() {
                                                             {flame_test::node("train_step", 8.0, 100, false,
                                                                               {flame_test::node("env_step", 5.0, 400)}),
                                                              flame_test::node("save_model", 1.5, 1)}),
-                         0});
+                         0, "tid 101"});
     p.threads.push_back({"env worker (tid 102)",
-                         flame_test::node("root", 9.0, 1, false, {flame_test::node("simulate", 2.5, 800)}), 0});
+                         flame_test::node("root", 9.0, 1, false, {flame_test::node("simulate", 2.5, 800)}), 0, "tid 102"});
     return p;
 }
 
@@ -194,16 +194,16 @@ TEST_F(FlameBrowser, RendersHoversZoomsAndSearches) {
         save_screenshot("flame_e2e_search.png");
     }
 
-    // Per-thread view.
+    // Per-thread view: after the merged and the side-by-side views come the threads.
     {
         browser().evaluate(
-            "(() => { const s = document.getElementById('view'); s.value = '2';"
+            "(() => { const s = document.getElementById('view'); s.value = '3';"
             " s.dispatchEvent(new Event('change')); return ''; })()");
         std::set<std::string> thread_drawn;
         for (const DrawnFrame& f : frames()) thread_drawn.insert(f.path);
         EXPECT_EQ(thread_drawn, tree_paths(profile.threads[1].tree));
         EXPECT_EQ(browser().evaluate("String(document.getElementById('view').options.length)"),
-                  std::to_string(1 + profile.threads.size()));
+                  std::to_string(2 + profile.threads.size()));
     }
     expect_no_page_errors();
 }

@@ -52,7 +52,7 @@ struct ThreadInfo {
     std::uint64_t waits = 0;      // times a marker waited for room (RINGPROF_ON_FULL=wait)
     std::uint64_t wait_ns = 0;    // and the time it spent waiting
     bool exited = false;
-    TimerNode tree{"root"};       // this thread's own scopes (exited threads: empty)
+    TimerNode tree{"root"};       // this thread's own scopes (exited threads too: the first 4096 listed)
 };
 
 struct SpanBatch {
