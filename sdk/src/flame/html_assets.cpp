@@ -666,10 +666,12 @@ if (TL) {
     tlCanvas.classList.remove('dragging');
     if (was.moved) return;
     var p = localXY(tlCanvas, ev), h = tlHit(p[0], p[1]);
-    if (h) {  // a click on a span zooms to it, with a margin either side
-      var s = h.lane.s[h.i], d = Math.max(h.lane.d[h.i], 1000);
-      tlSet(s - d * 0.1, s + d * 1.1);
-    }
+    if (!h) return;
+    // A click zooms to the span, with a margin either side; on a span wider than the view
+    // (an enclosing one), it zooms in around the click instead.
+    var s = h.lane.s[h.i], d = Math.max(h.lane.d[h.i], 1000);
+    if (d * 1.2 < tl.t1 - tl.t0) tlSet(s - d * 0.1, s + d * 1.1);
+    else tlZoom(0.5, p[0]);
   });
   tlCanvas.addEventListener('mousemove', function (ev) {
     var W = tlCanvas.clientWidth;
@@ -727,7 +729,8 @@ window.ringprofFlame = {
              t0: tl.t0, t1: tl.t1, duration: TL.duration, drawn: tl.drawn, renderMs: tl.renderMs,
              x: r.left + TL_GUTTER, y: r.top, w: r.width - TL_GUTTER, h: r.height,
              hits: tl.hits.slice(0, 200).map(function (h) {
-               return { name: DATA.names[h.lane.n[h.i]], lane: h.lane.label, x: r.left + h.x, y: r.top + h.y, w: h.w, h: TL_ROW - 1 };
+               return { name: DATA.names[h.lane.n[h.i]], lane: h.lane.label, x: r.left + h.x, y: r.top + h.y, w: h.w, h: TL_ROW - 1,
+                        start: h.lane.s[h.i], dur: h.lane.d[h.i] };
              }) };
   },
   setView: setView,
