@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <fstream>
 #include <map>
+#include <thread>
 #include <set>
 
 #include "flame_html_backend.hpp"
@@ -127,6 +129,43 @@ TEST(FlameLive, PageTimelineKeepsTheLongestSpansPerThreadWithEveryStep) {
     EXPECT_NE(tl.note.find("the 3 longest of the 5 spans"), std::string::npos) << tl.note;
     EXPECT_NE(tl.note.find("42 scopes left out of every timeline by RINGPROF_TIMELINE_MIN_NS=20000"), std::string::npos)
         << tl.note;
+}
+
+// A pool churning through short-lived threads: the first 64 keep a view each, the rest share one,
+// so neither memory nor the page grows with the number of threads that ever ran.
+TEST(FlameLive, ThreadsExitedBeyondTheFirst64ShareOneView) {
+    const std::string dir = std::string(RINGPROF_TEST_BINARY_DIR) + "/live_threads_churn";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string result = dir + "/views.txt";
+    const auto outcome = ringprof::testing::run_bounded(
+        [&] {
+            ringprof::Config c;
+            c.output_dir = dir;
+            c.run_id = "churn";
+            c.backends = {"timers"};
+            ringprof::Session session(c);
+            for (int i = 0; i < 100; ++i) {
+                std::thread([] { PROF_SCOPE("short_job"); flame_test::spin_for(std::chrono::microseconds(20)); }).join();
+                session.snapshot();  // a drain pass retires the thread, as time passing would
+            }
+            const ringprof::FlameProfile p = ringprof::flame_profile(session.snapshot(), "churn");
+            std::ofstream out(result);
+            for (const ringprof::FlameThread& t : p.threads) {
+                const ringprof::TimerNode* job = t.tree.find("short_job");
+                out << t.label << '|' << t.detail << '|' << (job ? job->count : 0) << '\n';
+            }
+            return 0;
+        },
+        std::chrono::seconds(60));
+    ASSERT_TRUE(outcome.finished) << "the churning run did not finish within its deadline";
+    ASSERT_EQ(outcome.exit_code, 0);
+    std::ifstream in(result);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    ASSERT_EQ(lines.size(), 65u);
+    for (std::size_t i = 0; i < 64; ++i) EXPECT_NE(lines[i].find(", exited|1"), std::string::npos) << lines[i];
+    EXPECT_EQ(lines[64], "later exited threads (36)|exited|36");
 }
 
 }  // namespace

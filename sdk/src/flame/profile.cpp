@@ -20,6 +20,7 @@ double outermost_time(const TimerNode& node) {
 }
 
 std::string thread_detail(const ThreadInfo& t) {
+    if (t.tid == 0) return "exited";  // the drainer's sum of exited threads beyond its first 64
     return "tid " + std::to_string(t.tid) + (t.exited ? ", exited" : "");
 }
 
