@@ -577,13 +577,17 @@ function drawTimeline() {
   c.clearRect(0, 0, W, H);
   c.font = FONT; c.textBaseline = 'middle';
   // Steps: alternating bands behind the lanes, numbered on the axis.
+  // A worker's span labelled with a step may end after the next step began: a band ends where
+  // the next step starts, so bands never overlap.
   TL.steps.forEach(function (st, j) {
-    var x0 = Math.max(TL_GUTTER, tlX(st[1], W)), x1 = Math.min(W, tlX(st[2], W));
+    var end = j + 1 < TL.steps.length ? Math.min(st[2], TL.steps[j + 1][1]) : st[2];
+    var x0 = Math.max(TL_GUTTER, tlX(st[1], W)), x1 = Math.min(W, tlX(end, W));
     if (x1 <= x0) return;
     c.fillStyle = j % 2 ? '#efe9f7' : '#f6f2fb';
     c.fillRect(x0, 0, x1 - x0, H);
     c.fillStyle = '#a99bc4'; c.fillRect(x0, 0, 1, H);
-    if (x1 - x0 > 44) { c.fillStyle = '#5b4a7a'; c.fillText('step ' + st[0], x0 + 3, 7); }
+    var label = 'step ' + st[0];
+    if (x1 - x0 > c.measureText(label).width + 6) { c.fillStyle = '#5b4a7a'; c.fillText(label, x0 + 3, 7); }
   });
   // Time axis.
   var step = niceStep(tl.t1 - tl.t0), t;
