@@ -26,7 +26,7 @@ const std::vector<Entry>& table() {
         {"trace", [](const Config& c) { return std::make_unique<ChromeTraceBackend>(c.flush_interval_ms != 0 ? c.flush_interval_ms : 1000); }},
         {"pythontimeline", [](const Config& c) { return std::make_unique<PythonTimelineBackend>(c.pythontimeline_max_bytes, c.pythontimeline_max_seconds); }},
         {"stats", [](const Config&) { return std::make_unique<StatsBackend>(); }},
-        {"flame", [](const Config&) { return std::make_unique<FlameHtmlBackend>(); }},
+        {"flame", [](const Config& c) { return std::make_unique<FlameHtmlBackend>(c.timeline_min_ns, c.timeline_max_depth); }},
         {"flame_svg", [](const Config&) { return std::make_unique<FlameSvgBackend>(); }},
         {"folded", [](const Config&) { return std::make_unique<FoldedStacksBackend>(); }},
     };

@@ -169,7 +169,8 @@ TEST(Session, ShortLivedThreadsReuseRings) {
     ASSERT_NE(s.tree.root.find("outer"), nullptr);
     EXPECT_EQ(s.tree.root.find("outer")->count, static_cast<std::uint64_t>(rounds));
     EXPECT_TRUE(s.tree.root.find("outer")->is_parallel);
-    EXPECT_LE(s.threads.size(), 8u) << "exited threads are folded, not kept one by one";
+    // The first 64 exited threads keep an entry each (their per-thread views), the rest share one.
+    EXPECT_LE(s.threads.size(), 66u) << "exited threads beyond the first 64 are folded, not kept one by one";
 }
 
 TEST(Session, UnwritableOutputFolderIsReportedAndRecordingGoesOn) {

@@ -56,7 +56,8 @@ TEST(FlameBackends, WriteTheirFilesAtSnapshot) {
 
     const ringprof::FlameProfile profile = ringprof::flame_profile(snap, "demo");
     ASSERT_EQ(profile.threads.size(), 1u);
-    EXPECT_EQ(profile.threads[0].label, "main (tid 11)");
+    EXPECT_EQ(profile.threads[0].label, "main");
+    EXPECT_EQ(profile.threads[0].detail, "tid 11");
     EXPECT_EQ(flame_test::read_text(html.path()), ringprof::render_html(profile));
     EXPECT_EQ(flame_test::read_text(folded.path()), ringprof::render_folded(snap.tree.root));
     EXPECT_NE(flame_test::read_text(svg.path()).find("demo - flame graph"), std::string::npos);

@@ -5,10 +5,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <cctype>
 #include <memory>
 #include <set>
 
 #include "cdp_browser.hpp"
+#include "demo_shaped_run.hpp"
 #include "flame_test_trees.hpp"
 #include "ringprof/flame.hpp"
 
@@ -105,6 +107,37 @@ protected:
         return out;
     }
 
+    // The page's state after pending animation frames, as parsed JSON (kept alive in `parser`).
+    static simdjson::dom::element settled(simdjson::dom::parser& parser, const std::string& expr) {
+        static thread_local std::string text;
+        text = browser().evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(JSON.stringify(" +
+                                  expr + ")))))");
+        return parser.parse(text);
+    }
+
+    // Every percentage written in `text` ("61.5%", "61.5 %"), as numbers. (Not std::regex: GCC 12
+    // warns inside it under ASan.)
+    static std::vector<double> percentages(const std::string& text) {
+        std::vector<double> out;
+        for (std::size_t pct = text.find('%'); pct != std::string::npos; pct = text.find('%', pct + 1)) {
+            std::size_t end = pct;
+            if (end > 0 && text[end - 1] == ' ') --end;
+            std::size_t begin = end;
+            while (begin > 0 && (std::isdigit(static_cast<unsigned char>(text[begin - 1])) || text[begin - 1] == '.')) --begin;
+            if (begin < end) out.push_back(std::stod(text.substr(begin, end - begin)));
+        }
+        return out;
+    }
+
+    static std::string text_of(const std::string& id) {
+        return browser().evaluate("document.getElementById('" + id + "').textContent");
+    }
+
+    static void set_select(const std::string& id, const std::string& value) {
+        browser().evaluate("(() => { const s = document.getElementById('" + id + "'); s.value = '" + value +
+                           "'; s.dispatchEvent(new Event('change')); return ''; })()");
+    }
+
     static inline bool skip_ = false;
     static inline std::string chromium_, start_error_;
     static inline std::unique_ptr<flame_test::CdpBrowser> browser_;
@@ -118,9 +151,9 @@ ringprof::FlameProfile training_profile() {
                                                             {flame_test::node("train_step", 8.0, 100, false,
                                                                               {flame_test::node("env_step", 5.0, 400)}),
                                                              flame_test::node("save_model", 1.5, 1)}),
-                         0});
+                         0, "tid 101"});
     p.threads.push_back({"env worker (tid 102)",
-                         flame_test::node("root", 9.0, 1, false, {flame_test::node("simulate", 2.5, 800)}), 0});
+                         flame_test::node("root", 9.0, 1, false, {flame_test::node("simulate", 2.5, 800)}), 0, "tid 102"});
     return p;
 }
 
@@ -194,16 +227,16 @@ TEST_F(FlameBrowser, RendersHoversZoomsAndSearches) {
         save_screenshot("flame_e2e_search.png");
     }
 
-    // Per-thread view.
+    // Per-thread view: after the merged and the side-by-side views come the threads.
     {
         browser().evaluate(
-            "(() => { const s = document.getElementById('view'); s.value = '2';"
+            "(() => { const s = document.getElementById('view'); s.value = '3';"
             " s.dispatchEvent(new Event('change')); return ''; })()");
         std::set<std::string> thread_drawn;
         for (const DrawnFrame& f : frames()) thread_drawn.insert(f.path);
         EXPECT_EQ(thread_drawn, tree_paths(profile.threads[1].tree));
         EXPECT_EQ(browser().evaluate("String(document.getElementById('view').options.length)"),
-                  std::to_string(1 + profile.threads.size()));
+                  std::to_string(2 + profile.threads.size()));
     }
     expect_no_page_errors();
 }
@@ -256,6 +289,225 @@ TEST_F(FlameBrowser, StaysResponsiveWithTenThousandNodes) {
     EXPECT_LT(zoom_render, 250.0);
     std::printf("10k nodes: first render %.1f ms, zoomed render %.1f ms\n", first_render, zoom_render);
     save_screenshot("flame_e2e_10k.png");
+    expect_no_page_errors();
+}
+
+
+// The demo's shape, from a real session: a trainer and four workers that exit before the end.
+class FlameBrowserDemo : public FlameBrowser {
+protected:
+    static void SetUpTestSuite() {
+        const char* skip = std::getenv("RINGPROF_SKIP_BROWSER_TESTS");
+        if ((skip == nullptr || std::string(skip) != "1") && !flame_test::CdpBrowser::find_chromium().empty()) {
+            run_ = flame_test::run_demo_shaped("browser_demo_shaped");  // forked before the browser starts
+        }
+        FlameBrowser::SetUpTestSuite();
+    }
+    void SetUp() override {
+        FlameBrowser::SetUp();
+        if (IsSkipped()) return;
+        ASSERT_TRUE(run_.finished && run_.exit_code == 0) << "the demo-shaped run failed (" << run_.exit_code << ")";
+        browser().resize(1280, 820);
+        browser().navigate("file://" + run_.html);
+    }
+    static inline flame_test::DemoShapedRun run_;
+};
+
+TEST_F(FlameBrowserDemo, HeaderCountsEveryThreadAndEachViewTotalsItsOwnTime) {
+    EXPECT_NE(text_of("summary").find("5 threads"), std::string::npos) << text_of("summary");
+    simdjson::dom::parser parser;
+    const simdjson::dom::array views = settled(parser, "window.ringprofFlame.views()").get_array();
+    ASSERT_EQ(views.size(), 7u) << "merged, side by side, and five threads";
+    std::set<std::string> thread_labels;
+    for (std::size_t i = 0; i < views.size(); ++i) {
+        const std::string kind(std::string_view(views.at(i)["kind"]));
+        if (kind == "thread") thread_labels.insert(std::string(std::string_view(views.at(i)["label"])));
+        set_select("view", std::to_string(i));
+        const std::string summary = text_of("summary");
+        EXPECT_NE(summary.find("5 threads"), std::string::npos) << summary;
+        EXPECT_EQ(summary.find(" 0 s"), std::string::npos) << "view " << i << ": " << summary;
+        EXPECT_GT(double(views.at(i)["base"]), 0.0) << "view " << i;
+        const std::string table = text_of("top-self");
+        EXPECT_EQ(table.find("\u2013"), std::string::npos) << "a '-' cell in view " << i << ": " << table;
+        EXPECT_FALSE(percentages(table).empty()) << table;
+        if (kind == "thread" && std::string_view(views.at(i)["label"]) == "trainer") save_screenshot("flame_e2e_trainer_view.png");
+    }
+    const std::set<std::string> expected = {"trainer", "env_worker_0", "env_worker_1", "thread " + run_.worker_tids.at(0),
+                                            "thread " + run_.worker_tids.at(1)};
+    EXPECT_EQ(thread_labels, expected);
+    expect_no_page_errors();
+}
+
+TEST_F(FlameBrowserDemo, NoPercentagePassesOneHundredAndTheBaseIsStated) {
+    simdjson::dom::parser parser;
+    const std::size_t n_views = settled(parser, "window.ringprofFlame.views()").get_array().size();
+    for (const char* width : {"wall", "thread"}) {
+        set_select("width-mode", width);
+        for (std::size_t v = 0; v < n_views; ++v) {
+            set_select("view", std::to_string(v));
+            for (double p : percentages(text_of("top-self"))) EXPECT_LE(p, 100.0) << "table of view " << v;
+            const std::string note = text_of("base-note");
+            EXPECT_NE(note.find("thread time"), std::string::npos) << note;
+            for (const DrawnFrame& f : frames()) {  // every tooltip, under a real mouse
+                if (f.w < 3) continue;
+                browser().hover(f.x + f.w / 2, f.y + f.h / 2);
+                // The tooltip's values (its second column) and notes, each on its own line.
+                const std::string tip = browser().evaluate(
+                    "new Promise(r => requestAnimationFrame(() => r([...document.querySelectorAll('#tip td:nth-child(2), "
+                    "#tip div')].map(e => e.textContent).join('\\n'))))");
+                EXPECT_FALSE(tip.empty()) << f.path;
+                for (double p : percentages(tip)) EXPECT_LE(p, 100.0) << f.path << ": " << tip;
+            }
+        }
+    }
+    set_select("width-mode", "wall");
+    set_select("view", "0");
+    save_screenshot("flame_e2e_demo_merged.png");
+    expect_no_page_errors();
+}
+
+TEST_F(FlameBrowserDemo, TrainersWorkIsLabelledSideBySideAndThreadTimeWidthsScaleNothing) {
+    set_select("view", "1");  // all threads, side by side
+    set_select("width-mode", "thread");
+    const DrawnFrame step = find(frames(), "all threads/trainer/training/train_step");
+    EXPECT_GT(step.w, 24.0) << "wide enough for its label";
+    for (const DrawnFrame& f : frames()) {
+        if (f.w < 3 || f.path.find("collect_rollout") == std::string::npos) continue;
+        browser().hover(f.x + f.w / 2, f.y + f.h / 2);
+        EXPECT_EQ(state("tip").find("true width"), std::string::npos) << f.path;
+    }
+    save_screenshot("flame_e2e_side_by_side.png");
+    // Merged, wall-time widths: the workers' time is drawn scaled into "training", and says so.
+    set_select("view", "0");
+    set_select("width-mode", "wall");
+    const DrawnFrame rollout = find(frames(), "root/training/collect_rollout");
+    browser().hover(rollout.x + rollout.w / 2, rollout.y + rollout.h / 2);
+    EXPECT_NE(state("tip").find("true width"), std::string::npos) << state("tip");
+    expect_no_page_errors();
+}
+
+TEST_F(FlameBrowserDemo, TimelineShowsEveryThreadsLaneWithStepsAndZooms) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element tl = settled(parser, "window.ringprofFlame.timeline()");
+    std::set<std::string> lanes;
+    for (simdjson::dom::element l : tl["lanes"].get_array()) lanes.insert(std::string(std::string_view(l)));
+    const std::set<std::string> expected = {"trainer", "env_worker_0", "env_worker_1", "thread " + run_.worker_tids.at(0),
+                                            "thread " + run_.worker_tids.at(1)};
+    EXPECT_EQ(lanes, expected);
+    EXPECT_EQ(int64_t(tl["steps"]), 12);
+    EXPECT_GT(int64_t(tl["drawn"]), 0);
+    const double duration = double(tl["duration"]);
+    EXPECT_DOUBLE_EQ(double(tl["t0"]), 0.0);
+    EXPECT_DOUBLE_EQ(double(tl["t1"]), duration);
+
+    // The wheel zooms in around the mouse: the time under it stays put.
+    const double x = double(tl["x"]) + double(tl["w"]) * 0.4, y = double(tl["y"]) + 40;
+    const double at = double(tl["t0"]) + 0.4 * duration;
+    browser().wheel(x, y, -800);
+    tl = settled(parser, "window.ringprofFlame.timeline()");
+    const double t0 = double(tl["t0"]), t1 = double(tl["t1"]);
+    EXPECT_LT(t1 - t0, duration * 0.5);
+    EXPECT_NEAR(t0 + 0.4 * (t1 - t0), at, duration * 0.01);
+    save_screenshot("flame_e2e_timeline_zoomed.png");
+
+    // Dragging pans by the distance moved.
+    browser().drag(x, y, x - 200, y);
+    tl = settled(parser, "window.ringprofFlame.timeline()");
+    EXPECT_NEAR(double(tl["t0"]) - t0, 200 * (t1 - t0) / double(tl["w"]), (t1 - t0) * 0.02);
+    EXPECT_NEAR(double(tl["t1"]) - double(tl["t0"]), t1 - t0, (t1 - t0) * 1e-6);
+
+    // A click on a span inside the view zooms to it (with a 10 % margin either side); a
+    // double-click fits the whole run again.
+    std::string name;
+    double start = 0, dur = 0, hx = 0, hy = 0;
+    for (simdjson::dom::element hit : tl["hits"].get_array()) {
+        if (double(hit["w"]) < 4 || double(hit["w"]) > double(tl["w"]) / 2) continue;
+        name = std::string(std::string_view(hit["name"]));
+        start = double(hit["start"]);
+        dur = double(hit["dur"]);
+        hx = double(hit["x"]) + double(hit["w"]) / 2;
+        hy = double(hit["y"]) + double(hit["h"]) / 2;
+        break;
+    }
+    ASSERT_FALSE(name.empty()) << "no span of a clickable width in view";
+    browser().click(hx, hy);
+    tl = settled(parser, "window.ringprofFlame.timeline()");
+    EXPECT_NEAR(double(tl["t0"]), start - 0.1 * dur, dur * 0.01) << name;
+    EXPECT_NEAR(double(tl["t1"]), start + 1.1 * dur, dur * 0.01) << name;
+    browser().double_click(x, y);
+    tl = settled(parser, "window.ringprofFlame.timeline()");
+    EXPECT_DOUBLE_EQ(double(tl["t1"]) - double(tl["t0"]), duration);
+    expect_no_page_errors();
+}
+
+TEST_F(FlameBrowserDemo, PageUsesTheWindowAndGrowsWithIt) {
+    auto box = [](const std::string& id) {
+        const std::string json = browser().evaluate(
+            "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => { const b = document.getElementById('" +
+            id + "').getBoundingClientRect(); r(JSON.stringify([b.width, b.height, b.bottom, innerHeight])); })))");
+        simdjson::dom::parser parser;
+        const simdjson::dom::array a = parser.parse(json).get_array();
+        return std::array<double, 4>{double(a.at(0)), double(a.at(1)), double(a.at(2)), double(a.at(3))};
+    };
+    const auto left = box("left"), chart = box("chart"), tl = box("timeline-panel");
+    EXPECT_GE(left[2], 0.9 * left[3]) << "the charts end near the window's bottom";
+    EXPECT_GE(tl[1], 0.3 * left[3]) << "the timeline takes the room the icicle leaves";
+    browser().resize(1600, 1000);
+    const auto chart2 = box("chart"), tl2 = box("timeline-panel");
+    EXPECT_GT(chart2[0], chart[0] + 250);
+    EXPECT_GT(tl2[1], tl[1] + 100);
+    save_screenshot("flame_e2e_demo_1600.png");
+    browser().resize(1280, 820);
+    expect_no_page_errors();
+}
+
+// `ringprof flame <trace>`: the same run read back from its Chrome trace has the timeline too.
+TEST_F(FlameBrowserDemo, TracePageHasTheTimelineOfItsThreads) {
+    const ringprof::FlameProfile profile = ringprof::load_flame_profile(run_.trace);
+    open("demo_shaped_from_trace.html", profile);
+    simdjson::dom::parser parser;
+    const simdjson::dom::element tl = settled(parser, "window.ringprofFlame.timeline()");
+    EXPECT_EQ(tl["lanes"].get_array().size(), 5u);
+    EXPECT_EQ(int64_t(tl["spans"]), int64_t(tl["seen"])) << "a small trace is shown whole";
+    EXPECT_NE(text_of("summary").find("5 threads"), std::string::npos) << text_of("summary");
+    save_screenshot("flame_e2e_from_trace.png");
+    expect_no_page_errors();
+}
+
+// The demo's timeline keeps ~53,000 spans; the page's cap is kFlameTimelineMaxSpans.
+TEST_F(FlameBrowser, TimelineAtTheSpanCapDrawsAndZoomsQuickly) {
+    ringprof::FlameProfile profile;
+    profile.title = "timeline at the span cap";
+    profile.merged = flame_test::generated_tree(200);
+    profile.timeline.names = {"collect_rollout", "env_step", "physics"};
+    const std::size_t per_lane = ringprof::kFlameTimelineMaxSpans / 5;
+    for (int l = 0; l < 5; ++l) {
+        ringprof::FlameLane lane;
+        lane.label = "env_worker_" + std::to_string(l);
+        for (std::size_t i = 0; i < per_lane; ++i) {
+            const std::int64_t start = static_cast<std::int64_t>(i) * 100'000 + l * 1000;
+            lane.spans.push_back({start, 90'000, static_cast<std::uint32_t>(i % 3), static_cast<std::uint32_t>(i % 3)});
+        }
+        profile.timeline.lanes.push_back(std::move(lane));
+    }
+    for (int s = 0; s < 100; ++s) profile.timeline.steps.push_back({s, s * 12'000'000LL, (s + 1) * 12'000'000LL});
+    profile.timeline.duration_ns = static_cast<std::int64_t>(per_lane) * 100'000;
+    profile.timeline.spans_seen = per_lane * 5;
+    profile.timeline.note = "generated";
+    const std::string path = open("timeline_cap_flame.html", profile);
+    std::printf("page with %zu spans: %ju bytes\n", per_lane * 5, static_cast<std::uintmax_t>(std::filesystem::file_size(path)));
+
+    simdjson::dom::parser parser;
+    simdjson::dom::element tl = settled(parser, "window.ringprofFlame.timeline()");
+    EXPECT_EQ(uint64_t(tl["spans"]), per_lane * 5);
+    const double first = double(tl["renderMs"]);
+    browser().wheel(double(tl["x"]) + 300, double(tl["y"]) + 40, -600);
+    tl = settled(parser, "window.ringprofFlame.timeline()");
+    const double zoomed = double(tl["renderMs"]);
+    std::printf("timeline of %zu spans: first draw %.1f ms, zoomed draw %.1f ms\n", per_lane * 5, first, zoomed);
+    EXPECT_LT(first, 250.0);
+    EXPECT_LT(zoomed, 250.0);
+    save_screenshot("flame_e2e_timeline_cap.png");
     expect_no_page_errors();
 }
 

@@ -316,6 +316,39 @@ void CdpBrowser::click(double x, double y) {
     call("Input.dispatchMouseEvent", "{\"type\":\"mouseReleased\"" + at + ",\"buttons\":0}");
 }
 
+void CdpBrowser::wheel(double x, double y, double delta_y) {
+    hover(x, y);
+    call("Input.dispatchMouseEvent", "{\"type\":\"mouseWheel\",\"x\":" + number(x) + ",\"y\":" + number(y) +
+                                         ",\"deltaX\":0,\"deltaY\":" + number(delta_y) + "}");
+}
+
+void CdpBrowser::drag(double x0, double y0, double x1, double y1) {
+    hover(x0, y0);
+    const auto at = [](double x, double y) { return ",\"x\":" + number(x) + ",\"y\":" + number(y) + ",\"button\":\"left\""; };
+    call("Input.dispatchMouseEvent", "{\"type\":\"mousePressed\"" + at(x0, y0) + ",\"buttons\":1,\"clickCount\":1}");
+    for (int i = 1; i <= 5; ++i) {
+        const double f = i / 5.0;
+        call("Input.dispatchMouseEvent",
+             "{\"type\":\"mouseMoved\"" + at(x0 + (x1 - x0) * f, y0 + (y1 - y0) * f) + ",\"buttons\":1}");
+    }
+    call("Input.dispatchMouseEvent", "{\"type\":\"mouseReleased\"" + at(x1, y1) + ",\"buttons\":0,\"clickCount\":1}");
+}
+
+void CdpBrowser::double_click(double x, double y) {
+    hover(x, y);
+    const std::string at = ",\"x\":" + number(x) + ",\"y\":" + number(y) + ",\"button\":\"left\"";
+    for (int count = 1; count <= 2; ++count) {
+        const std::string n = ",\"clickCount\":" + std::to_string(count);
+        call("Input.dispatchMouseEvent", "{\"type\":\"mousePressed\"" + at + n + ",\"buttons\":1}");
+        call("Input.dispatchMouseEvent", "{\"type\":\"mouseReleased\"" + at + n + ",\"buttons\":0}");
+    }
+}
+
+void CdpBrowser::resize(int width, int height) {
+    call("Emulation.setDeviceMetricsOverride", "{\"width\":" + std::to_string(width) + ",\"height\":" +
+                                                   std::to_string(height) + ",\"deviceScaleFactor\":1,\"mobile\":false}");
+}
+
 void CdpBrowser::type(const std::string& text) { call("Input.insertText", "{\"text\":" + quote(text) + "}"); }
 
 std::string CdpBrowser::screenshot_png() {

@@ -33,6 +33,10 @@ public:
     void click(double x, double y);                  // press and release the left button
     void hover(double x, double y);
     void type(const std::string& text);              // into the focused element
+    void wheel(double x, double y, double delta_y);  // a mouse wheel turn (negative: away from the user)
+    void drag(double x0, double y0, double x1, double y1);  // press, move in steps, release
+    void double_click(double x, double y);
+    void resize(int width, int height);              // the page's viewport, as a window resize
     std::string screenshot_png();                    // the visible page, PNG bytes
 
     // Console errors, uncaught exceptions and error log entries seen so far.

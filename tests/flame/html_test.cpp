@@ -12,8 +12,8 @@ ringprof::FlameProfile two_thread_profile() {
     ringprof::FlameProfile p;
     p.title = "demo </script><b>run</b>";
     p.merged = flame_test::training_tree();
-    p.threads.push_back({"main (tid 1)", flame_test::node("root", 10.0, 1, false, {flame_test::node("train_step", 8.0, 100)}), 0});
-    p.threads.push_back({"worker (tid 2)", flame_test::node("root", 9.0, 1, false, {flame_test::node("simulate", 3.0, 800)}), 7});
+    p.threads.push_back({"main (tid 1)", flame_test::node("root", 10.0, 1, false, {flame_test::node("train_step", 8.0, 100)}), 0, "tid 1"});
+    p.threads.push_back({"worker (tid 2)", flame_test::node("root", 9.0, 1, false, {flame_test::node("simulate", 3.0, 800)}), 7, "tid 2"});
     p.dropped = 7;
     return p;
 }

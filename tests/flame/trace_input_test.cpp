@@ -76,6 +76,58 @@ TEST(TraceInput, BuildsPerThreadAndMergedTrees) {
     EXPECT_NEAR(p.merged.total, 2000e-6, 1e-12);  // wall span of all events
 }
 
+TEST(TraceInput, TimelineHasALanePerThreadWithSpansNestedByTime) {
+    const ringprof::FlameProfile p = ringprof::load_flame_profile(write_gz("two_threads_timeline.trace.json.gz", kTrace));
+    const ringprof::FlameTimeline& tl = p.timeline;
+    ASSERT_EQ(tl.lanes.size(), 2u);
+    EXPECT_EQ(tl.lanes[0].label, p.threads[0].label);
+    EXPECT_EQ(tl.lanes[1].label, p.threads[1].label);
+    struct Want {
+        const char* name;
+        std::int64_t start_ns, dur_ns;
+        std::uint32_t depth;
+    };
+    const std::vector<std::vector<Want>> want = {
+        {{"step", 0, 1'000'000, 0}, {"forward", 100'000, 300'000, 1}, {"backward", 500'000, 400'500, 1}, {"step", 1'000'000, 1'000'000, 0}},
+        {{"step", 200'000, 1'000'000, 0}, {"load", 250'000, 200'000, 1}}};
+    for (std::size_t l = 0; l < want.size(); ++l) {
+        ASSERT_EQ(tl.lanes[l].spans.size(), want[l].size()) << l;
+        for (std::size_t i = 0; i < want[l].size(); ++i) {
+            const ringprof::FlameSpan& sp = tl.lanes[l].spans[i];
+            EXPECT_EQ(tl.names.at(sp.name), want[l][i].name) << l << "/" << i;
+            EXPECT_EQ(sp.start_ns, want[l][i].start_ns) << l << "/" << i;
+            EXPECT_EQ(sp.dur_ns, want[l][i].dur_ns) << l << "/" << i;
+            EXPECT_EQ(sp.depth, want[l][i].depth) << l << "/" << i;
+        }
+    }
+    EXPECT_EQ(tl.duration_ns, 2'000'000);
+    EXPECT_EQ(tl.spans_seen, 6u);
+    EXPECT_EQ(tl.note, "all 6 spans of the trace");
+}
+
+TEST(TraceInput, TimelineMarksStepsAndKeepsTheLongestSpansUpToTheCap) {
+    // kFlameTimelineMaxSpans + 10 spans, one a microsecond longer than the one before, in steps of 1,000.
+    const std::size_t n = ringprof::kFlameTimelineMaxSpans + 10;
+    std::string text = "[";
+    for (std::size_t i = 0; i < n; ++i) {
+        text += (i ? ",\n" : "") + std::string(R"({"name": "s", "ph": "X", "pid": 1, "tid": 1, "ts": )") +
+                std::to_string(i * 100'000) + R"(, "dur": )" + std::to_string(i + 1) + R"(, "args": {"step_num": ")" +
+                std::to_string(i / 1000) + "\"}}";
+    }
+    text += "]";
+    const ringprof::FlameProfile p = ringprof::load_flame_profile(write_plain("many_spans.json", text));
+    const ringprof::FlameTimeline& tl = p.timeline;
+    ASSERT_EQ(tl.lanes.size(), 1u);
+    ASSERT_EQ(tl.lanes[0].spans.size(), ringprof::kFlameTimelineMaxSpans);
+    EXPECT_EQ(tl.lanes[0].spans.front().dur_ns, 11'000) << "the ten shortest are the ones left out";
+    EXPECT_EQ(tl.spans_seen, n);
+    EXPECT_NE(tl.note.find("the 60000 longest of the trace's 60010 spans"), std::string::npos) << tl.note;
+    ASSERT_EQ(tl.steps.size(), (n + 999) / 1000);
+    EXPECT_EQ(tl.steps[1].step, 1);
+    EXPECT_EQ(tl.steps[1].start_ns, 1000 * 100'000'000LL);  // span 1000 starts at 100,000 us
+    EXPECT_EQ(tl.steps[1].end_ns, 1999 * 100'000'000LL + 2'000'000);
+}
+
 TEST(TraceInput, ReadsBareArraysUncompressed) {
     const std::string text = R"([
 {"name": "Step:ModeKeys.TRAIN", "pid": 1, "ph": "X", "ts": 10, "dur": 90, "args": {"step_num": "0"}},

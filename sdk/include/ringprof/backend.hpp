@@ -52,7 +52,8 @@ struct ThreadInfo {
     std::uint64_t waits = 0;      // times a marker waited for room (RINGPROF_ON_FULL=wait)
     std::uint64_t wait_ns = 0;    // and the time it spent waiting
     bool exited = false;
-    TimerNode tree{"root"};       // this thread's own scopes (exited threads: empty)
+    TimerNode tree{"root"};       // this thread's own scopes (also of exited threads: the first 64 are
+                                  // listed one by one, later ones summed into one entry with tid 0)
 };
 
 struct SpanBatch {

@@ -229,6 +229,13 @@ void Aggregator::add_metadata(const std::string& key, const std::string& value) 
     extras_.set_metadata(key, value);
 }
 
+TimerNode Aggregator::thread_tree(const ThreadTrack& track) const {
+    AggNode own;
+    own.name = "root";
+    fold(track, own);
+    return own.to_timer_node();
+}
+
 void Aggregator::fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live) const {
     AggNode root = retired_;
     root.name = "root";
@@ -241,10 +248,7 @@ void Aggregator::fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live)
         info.dropped = track->dropped();
         info.waits = track->waits();
         info.wait_ns = static_cast<std::uint64_t>(clock_.to_ns(track->wait_ticks()));
-        AggNode own;
-        own.name = "root";
-        fold(*track, own);
-        info.tree = own.to_timer_node();
+        info.tree = thread_tree(*track);
         snapshot.threads.push_back(std::move(info));
     }
     snapshot.tree.root = root.to_timer_node();

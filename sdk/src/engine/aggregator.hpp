@@ -72,6 +72,9 @@ public:
     // The process tree and per-thread trees, times in seconds.
     void fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live) const;
 
+    // One thread's own scopes, times in seconds (kept for exited threads' per-thread views).
+    TimerNode thread_tree(const ThreadTrack& track) const;
+
 private:
     std::uint64_t path_of_stack(const ThreadTrack& track);
     std::uint64_t intern_path(std::vector<std::string> names);

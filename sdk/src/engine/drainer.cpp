@@ -182,19 +182,37 @@ void Drainer::fill(Snapshot& snapshot) const {
     snapshot.threads.insert(snapshot.threads.end(), exited_with_counts_.begin(), exited_with_counts_.end());
 }
 
-// An exited thread that dropped or waited stays listed (its tree is folded in already), so the
-// per-thread counts survive the thread. Bounded: a churning pool cannot grow it without limit.
+// An exited thread that recorded, dropped or waited stays listed with its own tree (its time is
+// in the process tree already), so per-thread counts and views survive the thread. Bounded: the
+// first kMaxExitedListed are kept one by one, later ones summed into one entry, so a pool that
+// churns through thousands of short-lived threads costs one tree, not thousands.
 void Drainer::keep_counts_of_exited(const ThreadTrack& track) {
-    constexpr std::size_t kMaxExitedListed = 4096;
-    if ((track.dropped() == 0 && track.waits() == 0) || exited_with_counts_.size() >= kMaxExitedListed) return;
+    constexpr std::size_t kMaxExitedListed = 64;
+    TimerNode tree = aggregator_.thread_tree(track);
+    if (tree.children.empty() && track.dropped() == 0 && track.waits() == 0) return;
     ThreadInfo info;
+    info.tree = std::move(tree);
     info.tid = track.tid;
     info.name = track.ring->thread_name();
     info.dropped = track.dropped();
     info.waits = track.waits();
     info.wait_ns = static_cast<std::uint64_t>(clock_.to_ns(track.wait_ticks()));
     info.exited = true;
-    exited_with_counts_.push_back(std::move(info));
+    if (exited_with_counts_.size() < kMaxExitedListed) {
+        exited_with_counts_.push_back(std::move(info));
+        return;
+    }
+    if (exited_with_counts_.size() == kMaxExitedListed) {
+        ThreadInfo rest;
+        rest.exited = true;
+        exited_with_counts_.push_back(std::move(rest));
+    }
+    ThreadInfo& rest = exited_with_counts_.back();
+    rest.tree.merge(info.tree, /*parallel=*/exited_folded_ > 0);  // fed by several threads
+    rest.dropped += info.dropped;
+    rest.waits += info.waits;
+    rest.wait_ns += info.wait_ns;
+    rest.name = "later exited threads (" + std::to_string(++exited_folded_) + ")";
 }
 
 void Drainer::reset_aggregates() {
@@ -203,6 +221,7 @@ void Drainer::reset_aggregates() {
     retired_waits_ = 0;
     retired_wait_ns_ = 0;
     exited_with_counts_.clear();
+    exited_folded_ = 0;
     for (ThreadTrack* t : tracks_) {
         t->dropped_before = t->ring->ring().dropped();
         t->waits_before = t->ring->ring().waits();

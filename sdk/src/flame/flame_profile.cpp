@@ -10,11 +10,18 @@ namespace ringprof {
 
 namespace {
 
-std::string thread_label(const ThreadInfo& t) {
-    std::string label = t.name.empty() ? "thread" : t.name;
-    label += " (tid " + std::to_string(t.tid) + ")";
-    if (t.exited) label += ", exited";
-    return label;
+// A thread that adopted a context holds its scopes under the adopting scope's path, whose nodes
+// got no time from it: the thread's time is in the first timed node down each branch.
+double outermost_time(const TimerNode& node) {
+    if (node.total > 0.0) return node.total;
+    double sum = 0.0;
+    for (const TimerNode& c : node.children) sum += outermost_time(c);
+    return sum;
+}
+
+std::string thread_detail(const ThreadInfo& t) {
+    if (t.tid == 0) return "exited";  // the drainer's sum of exited threads beyond its first 64
+    return "tid " + std::to_string(t.tid) + (t.exited ? ", exited" : "");
 }
 
 std::string base_name(const std::string& path) {
@@ -30,8 +37,14 @@ FlameProfile flame_profile(const Snapshot& snapshot, std::string_view title) {
     for (const ThreadInfo& t : snapshot.threads) {
         if (t.tree.children.empty()) continue;
         FlameThread ft;
-        ft.label = thread_label(t);
+        // The ring's name is what the timelines show: "main", "thread <tid>" or the set name.
+        ft.label = t.name.empty() ? "thread " + std::to_string(t.tid) : t.name;
+        ft.detail = thread_detail(t);
         ft.tree = t.tree;
+        // The aggregator leaves a thread's root at 0: its time is that of its outermost scopes.
+        ft.tree.total = 0.0;
+        for (const TimerNode& c : ft.tree.children) ft.tree.total += outermost_time(c);
+        ft.tree.count = 1;
         ft.dropped = t.dropped;
         p.threads.push_back(std::move(ft));
     }

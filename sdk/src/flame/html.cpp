@@ -58,16 +58,55 @@ void flatten(const TimerNode& node, long parent, long& next, Names& names, Colum
     for (const TimerNode& c : node.children) flatten(c, me, next, names, cols);
 }
 
-void append_view(std::string& out, const std::string& label, std::uint64_t dropped, const TimerNode& root,
-                 Names& names) {
+void append_view(std::string& out, const std::string& label, const std::string& about, std::uint64_t dropped,
+                 const TimerNode& root, Names& names) {
     Columns cols;
     long next = 0;
     flatten(root, -1, next, names, cols);
     out += "{\"label\":";
     detail::append_json_string(out, label);
+    out += ",\"detail\":";
+    detail::append_json_string(out, about);
     out += ",\"dropped\":" + std::to_string(dropped);
     out += ",\"n\":[" + cols.n + "],\"p\":[" + cols.p + "],\"t\":[" + cols.t + "],\"c\":[" + cols.c +
            "],\"f\":[" + cols.f + "]}";
+}
+
+// Lanes as column arrays too; times are integer nanoseconds from the timeline's start.
+void append_timeline(std::string& out, const FlameTimeline& tl, Names& names) {
+    std::vector<std::size_t> ids;
+    ids.reserve(tl.names.size());
+    for (const std::string& n : tl.names) ids.push_back(names.id(n));
+    out += "{\"duration\":" + std::to_string(tl.duration_ns) + ",\"seen\":" + std::to_string(tl.spans_seen);
+    out += ",\"note\":";
+    detail::append_json_string(out, tl.note);
+    out += ",\"steps\":[";
+    for (std::size_t i = 0; i < tl.steps.size(); ++i) {
+        const FlameStep& st = tl.steps[i];
+        out += (i ? ",[" : "[") + std::to_string(st.step) + ',' + std::to_string(st.start_ns) + ',' +
+               std::to_string(st.end_ns) + ']';
+    }
+    out += "],\"lanes\":[";
+    for (std::size_t l = 0; l < tl.lanes.size(); ++l) {
+        const FlameLane& lane = tl.lanes[l];
+        Columns cols;
+        for (std::size_t i = 0; i < lane.spans.size(); ++i) {
+            const FlameSpan& sp = lane.spans[i];
+            const char* sep = i ? "," : "";
+            cols.t += sep;
+            cols.t += std::to_string(sp.start_ns);
+            cols.c += sep;
+            cols.c += std::to_string(sp.dur_ns);
+            cols.n += sep;
+            cols.n += std::to_string(sp.name < ids.size() ? ids[sp.name] : names.id("?"));
+            cols.p += sep;
+            cols.p += std::to_string(sp.depth);
+        }
+        out += l ? ",{\"label\":" : "{\"label\":";
+        detail::append_json_string(out, lane.label);
+        out += ",\"s\":[" + cols.t + "],\"d\":[" + cols.c + "],\"n\":[" + cols.n + "],\"k\":[" + cols.p + "]}";
+    }
+    out += "]}";
 }
 
 // Inside <script> only "</script" or "<!--" could end or confuse the element; escaping every
@@ -99,20 +138,26 @@ void append_html_text(std::string& out, std::string_view s) {
 std::string render_html(const FlameProfile& profile) {
     Names names;
     std::string views = "[";
-    append_view(views, profile.threads.empty() ? "Whole process" : "All threads (merged)", profile.dropped,
+    append_view(views, profile.threads.empty() ? "Whole process" : "All threads (merged)", "", profile.dropped,
                 profile.merged, names);
     for (const FlameThread& t : profile.threads) {
         views += ',';
-        append_view(views, t.label, t.dropped, t.tree, names);
+        append_view(views, t.label, t.detail, t.dropped, t.tree, names);
     }
     views += ']';
+    std::string timeline = "null";
+    if (!profile.timeline.lanes.empty()) {
+        timeline.clear();
+        append_timeline(timeline, profile.timeline, names);
+    }
 
     std::string data = "{\"title\":";
     detail::append_json_string(data, profile.title);
     data += ",\"generator\":\"ringprof " RINGPROF_VERSION_STRING "\",\"dropped\":" + std::to_string(profile.dropped);
     data += ",\"names\":";
     names.append_json(data);
-    data += ",\"views\":" + views + "}";
+    data += ",\"threads\":" + std::to_string(profile.threads.size());
+    data += ",\"views\":" + views + ",\"timeline\":" + timeline + "}";
 
     std::string out;
     out.reserve(data.size() + 32 * 1024);

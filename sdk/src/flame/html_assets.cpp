@@ -19,30 +19,39 @@ std::string_view html_page_body() {
 <style>
 :root { --bg:#fbfaf7; --panel:#ffffff; --ink:#1f2328; --muted:#656d76; --line:#d8dee4; --accent:#7b2fbf; }
 * { box-sizing: border-box; }
-body { margin:0; background:var(--bg); color:var(--ink);
+html, body { height:100%; }
+body { margin:0; background:var(--bg); color:var(--ink); display:flex; flex-direction:column;
   font:14px/1.4 "DejaVu Sans", system-ui, -apple-system, "Segoe UI", sans-serif; }
-header { padding:14px 20px 10px; border-bottom:1px solid var(--line); background:var(--panel); }
+header { padding:12px 20px 8px; border-bottom:1px solid var(--line); background:var(--panel); }
 header h1 { margin:0; font-size:18px; font-weight:600; }
 header .summary { color:var(--muted); margin-top:3px; font-size:13px; }
 header .warn { color:#b42318; font-weight:600; }
-.controls { display:flex; flex-wrap:wrap; gap:10px; align-items:center; padding:10px 20px;
-  background:var(--panel); border-bottom:1px solid var(--line); position:sticky; top:0; z-index:5; }
+.controls { display:flex; flex-wrap:wrap; gap:10px; align-items:center; padding:8px 20px;
+  background:var(--panel); border-bottom:1px solid var(--line); }
 .controls label { color:var(--muted); font-size:13px; }
-select, input[type=search], button { font:inherit; font-size:13px; padding:5px 8px; border:1px solid var(--line);
+select, input[type=search], button { font:inherit; font-size:13px; padding:4px 8px; border:1px solid var(--line);
   border-radius:6px; background:#fff; color:var(--ink); }
-input[type=search] { width:240px; }
+input[type=search] { width:220px; }
 button { cursor:pointer; } button:hover { background:#f3f4f6; } button:disabled { cursor:default; opacity:.5; }
 #match-info { color:var(--accent); font-size:13px; min-width:10px; }
-#crumbs { flex-basis:100%; font-size:13px; color:var(--muted); overflow:hidden; text-overflow:ellipsis; white-space:nowrap; }
+#crumbs { flex-basis:100%; font-size:13px; color:var(--muted); overflow:hidden; text-overflow:ellipsis; white-space:nowrap; min-height:1.2em; }
 #crumbs a { color:#0969da; cursor:pointer; text-decoration:none; } #crumbs a:hover { text-decoration:underline; }
-main { display:flex; gap:16px; padding:14px 20px 20px; align-items:flex-start; }
-#chart-panel { flex:1 1 auto; min-width:0; background:var(--panel); border:1px solid var(--line); border-radius:8px; padding:8px; }
-#chart-wrap { position:relative; }
+main { flex:1 1 auto; min-height:0; display:flex; gap:14px; padding:12px 20px 8px; }
+#left { flex:1 1 auto; min-width:0; display:flex; flex-direction:column; gap:12px; min-height:0; }
+.panel { background:var(--panel); border:1px solid var(--line); border-radius:8px; padding:8px; display:flex; flex-direction:column; min-height:0; }
+.panel h2 { font-size:14px; margin:0 0 6px; display:flex; gap:10px; align-items:center; }
+.panel h2 .note { font-weight:normal; color:var(--muted); font-size:12.5px; }
+#chart-panel { flex:1 1 auto; min-height:200px; }
+#chart-wrap { position:relative; flex:1 1 0; min-height:120px; overflow:auto; }
 #chart { display:block; width:100%; cursor:pointer; }
 #hover-box { position:absolute; pointer-events:none; border:2px solid #111; border-radius:2px; display:none; }
 #empty { color:var(--muted); padding:30px; text-align:center; display:none; }
-aside { flex:0 0 330px; background:var(--panel); border:1px solid var(--line); border-radius:8px; padding:10px 12px; }
-aside h2 { font-size:14px; margin:2px 0 8px; }
+#timeline-panel { flex:1 1 0; min-height:180px; display:none; }
+#tl-wrap { position:relative; flex:1 1 0; min-height:120px; overflow-y:auto; overflow-x:hidden; }
+#timeline { display:block; width:100%; cursor:grab; }
+#timeline.dragging { cursor:grabbing; }
+aside { flex:0 0 370px; overflow:auto; }
+#pct-head { white-space:normal; width:72px; }
 table { border-collapse:collapse; width:100%; font-size:12.5px; }
 th { text-align:left; color:var(--muted); font-weight:600; border-bottom:1px solid var(--line); padding:3px 4px; }
 th.num, td.num { text-align:right; white-space:nowrap; }
@@ -50,7 +59,8 @@ td { padding:3px 4px; border-bottom:1px solid #eef0f2; }
 td.name { max-width:170px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; }
 tbody tr { cursor:pointer; } tbody tr:hover { background:#f6f3fb; }
 .bar { height:4px; background:#e46a2e; border-radius:2px; margin-top:2px; }
-.legend { display:flex; flex-wrap:wrap; gap:6px 16px; font-size:12.5px; color:var(--muted); margin:8px 2px 2px; }
+#base-note { color:var(--muted); font-size:12.5px; margin:8px 2px 0; }
+.legend { display:flex; flex-wrap:wrap; gap:4px 16px; font-size:12.5px; color:var(--muted); margin:6px 2px 0; }
 .legend .sw { display:inline-block; width:12px; height:12px; border-radius:2px; vertical-align:-2px; margin-right:5px; }
 .legend p { margin:4px 0 0; flex-basis:100%; }
 #tip { position:fixed; z-index:10; pointer-events:none; display:none; max-width:420px; background:#1f2328; color:#fff;
@@ -58,8 +68,9 @@ tbody tr { cursor:pointer; } tbody tr:hover { background:#f6f3fb; }
 #tip b { display:block; font-size:13px; margin-bottom:4px; word-break:break-all; }
 #tip table { font-size:12.5px; width:auto; } #tip td { border:0; padding:1px 10px 1px 0; color:#fff; }
 #tip td:first-child { color:#aab2bd; } #tip .note { color:#ffd58a; margin-top:4px; } #tip .hint { color:#aab2bd; margin-top:4px; }
-footer { color:var(--muted); font-size:12px; padding:0 20px 16px; }
-@media (max-width: 900px) { main { flex-direction:column; } aside { flex-basis:auto; width:100%; } }
+footer { color:var(--muted); font-size:12px; padding:0 20px 8px; }
+@media (max-width: 900px) { html, body { height:auto; } main { flex-direction:column; } aside { flex-basis:auto; width:100%; }
+  #chart-panel, #timeline-panel { flex:none; height:70vh; } }
 </style>
 </head>
 <body>
@@ -70,32 +81,45 @@ footer { color:var(--muted); font-size:12px; padding:0 20px 16px; }
 <div class="controls">
   <label for="view">View</label>
   <select id="view"></select>
+  <label for="width-mode">Width</label>
+  <select id="width-mode">
+    <option value="wall">wall time: parallel work scaled into its caller</option>
+    <option value="thread">thread time: parallel work side by side, nothing scaled</option>
+  </select>
   <input type="search" id="search" placeholder="Search frames (substring)" autocomplete="off" spellcheck="false">
   <span id="match-info"></span>
   <button id="reset" type="button" title="Show the whole tree (Esc)">Reset zoom</button>
   <div id="crumbs"></div>
 </div>
 <main>
-  <section id="chart-panel">
-    <div id="chart-wrap"><canvas id="chart"></canvas><div id="hover-box"></div></div>
-    <div id="empty">No time recorded in this view.</div>
-    <div class="legend">
-      <span><span class="sw" style="background:rgb(240,150,55)"></span>ran on one thread</span>
-      <span><span class="sw" style="background:rgb(95,175,230)"></span>parallel: several threads or processes</span>
-      <span><span class="sw" style="background:#c13fd0"></span>search match</span>
-      <span><span class="sw" style="background:#d9d4cc"></span>enclosing frames of the zoomed one (click to zoom out)</span>
-      <p>Icicle chart: callers above callees, width = total time, children in first-seen order. Parallel time can
-      exceed its parent's (like user vs. real time); where a frame's children add up to more than the frame, they
-      are drawn scaled down together to fit inside it, and the tooltip shows the real numbers and the scale.
-      Click a frame to zoom in; click an enclosing frame, a breadcrumb or press Esc to zoom out.</p>
-    </div>
-  </section>
-  <aside>
+  <div id="left">
+    <section id="chart-panel" class="panel">
+      <div id="chart-wrap"><canvas id="chart"></canvas><div id="hover-box"></div></div>
+      <div id="empty">No time recorded in this view.</div>
+      <div class="legend">
+        <span><span class="sw" style="background:rgb(240,150,55)"></span>ran on one thread</span>
+        <span><span class="sw" style="background:rgb(95,175,230)"></span>parallel: several threads or processes</span>
+        <span><span class="sw" style="background:#c13fd0"></span>search match</span>
+        <span><span class="sw" style="background:#d9d4cc"></span>enclosing frames of the zoomed one (click to zoom out)</span>
+        <p id="width-note"></p>
+      </div>
+    </section>
+    <section id="timeline-panel" class="panel">
+      <h2>Over time <span class="note" id="tl-note"></span>
+        <button id="tl-out" type="button" title="Zoom out">&minus;</button><button id="tl-in" type="button" title="Zoom in">+</button>
+        <button id="tl-fit" type="button" title="Whole run (double-click)">Fit</button></h2>
+      <div id="tl-wrap"><canvas id="timeline"></canvas></div>
+      <div class="legend"><span>One lane per thread, nested scopes below their caller; shaded bands are steps.
+        Wheel or +/&minus; to zoom, drag to pan, click a span to zoom to it, double-click to fit.</span></div>
+    </section>
+  </div>
+  <aside class="panel">
     <h2>Top self time</h2>
     <table>
-      <thead><tr><th>Name</th><th class="num">Self</th><th class="num">%</th><th class="num">Calls</th></tr></thead>
+      <thead><tr><th>Name</th><th class="num">Self</th><th class="num" id="pct-head">%</th><th class="num">Calls</th></tr></thead>
       <tbody id="top-self"></tbody>
     </table>
+    <p id="base-note"></p>
   </aside>
 </main>
 <footer id="footer"></footer>
@@ -106,11 +130,13 @@ footer { color:var(--muted); font-size:12px; padding:0 20px 16px; }
 std::string_view html_page_script() {
     return R"PAGE((function () {
 'use strict';
-var DATA = JSON.parse(document.getElementById('flame-data').textContent);
-var ROW = 18, MIN_PX = 0.35;
+var DATA = JSON.parse(document.getElementById('flame-data').textContent), TL = DATA.timeline;
+var MIN_ROW = 18, MAX_ROW = 30, MIN_PX = 0.35, ROW = MIN_ROW;
 var canvas = document.getElementById('chart'), ctx = canvas.getContext('2d');
+var chartWrap = document.getElementById('chart-wrap');
 var tip = document.getElementById('tip'), hoverBox = document.getElementById('hover-box');
 var searchBox = document.getElementById('search'), viewSel = document.getElementById('view');
+var widthSel = document.getElementById('width-mode');
 var FONT = '12px "DejaVu Sans", system-ui, sans-serif';
 
 function fmtTime(s) {
@@ -122,61 +148,132 @@ function fmtTime(s) {
 }
 function fmtPct(x) { return isFinite(x) ? (x >= 10 ? x.toFixed(1) : x.toFixed(2)) + '%' : '\u2013'; }
 function fmtInt(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
+function plural(n, one, many) { return fmtInt(n) + ' ' + (n === 1 ? one : many); }
 
 // Same FNV-1a hash and colour ramps as the SVG output, so a name looks alike in both.
-var encoder = new TextEncoder();
+var encoder = new TextEncoder(), colorCache = {};
 function colorOf(name, par) {
+  var key = (par ? '1' : '0') + name;
+  if (colorCache[key]) return colorCache[key];
   var bytes = encoder.encode(name), h = 2166136261, i;
   for (i = 0; i < bytes.length; i++) { h ^= bytes[i]; h = Math.imul(h, 16777619) >>> 0; }
   var a = (h & 0xffff) / 65535, b = (h >>> 16) / 65535;
-  if (par) return 'rgb(' + (70 + (50 * a | 0)) + ',' + (150 + (50 * b | 0)) + ',' + (215 + (30 * a | 0)) + ')';
-  return 'rgb(' + (225 + (30 * b | 0)) + ',' + (100 + (110 * a | 0)) + ',' + (40 + (40 * b | 0)) + ')';
+  if (par) return (colorCache[key] = 'rgb(' + (70 + (50 * a | 0)) + ',' + (150 + (50 * b | 0)) + ',' + (215 + (30 * a | 0)) + ')');
+  return (colorCache[key] = 'rgb(' + (225 + (30 * b | 0)) + ',' + (100 + (110 * a | 0)) + ',' + (40 + (40 * b | 0)) + ')');
 }
 
-function buildView(v) {
-  var n = v.n.length, nodes = new Array(n), i;
-  for (i = 0; i < n; i++) {
-    var p = v.p[i] < 0 ? null : nodes[v.p[i]];
-    var node = { id: i, name: DATA.names[v.n[i]], total: v.t[i], count: v.c[i], par: v.f[i] === 1,
-                 parent: p, kids: [], depth: p ? p.depth + 1 : 0 };
-    nodes[i] = node;
-    if (p) p.kids.push(node);
+function mkNode(name, total, count, par, parent) {
+  var n = { name: name, total: total, count: count, par: par, parent: parent, kids: [], depth: parent ? parent.depth + 1 : 0 };
+  if (parent) parent.kids.push(n);
+  return n;
+}
+function treeOf(v) {
+  var nodes = new Array(v.n.length), i;
+  for (i = 0; i < v.n.length; i++) {
+    nodes[i] = mkNode(DATA.names[v.n[i]], v.t[i], v.c[i], v.f[i] === 1, v.p[i] < 0 ? null : nodes[v.p[i]]);
   }
-  for (i = 0; i < n; i++) {
+  return nodes[0];
+}
+function copyUnder(src, parent) {
+  var n = mkNode(src.name, src.total, src.count, src.par, parent);
+  src.kids.forEach(function (k) { copyUnder(k, n); });
+  return n;
+}
+
+// Self time is what a frame's children leave of it; a view's thread time (the base of every
+// percentage) is the sum of its frames' self times: each scope's own time counted once, summed
+// over the threads. A frame's total never exceeds the self time of its subtree, so no frame and
+// no table row passes 100 % of it.
+function finishView(view) {
+  var nodes = [], top = {}, list = [], base = 0;
+  (function walk(n) { nodes.push(n); n.kids.forEach(walk); })(view.root);
+  nodes.forEach(function (n, i) {
     var s = 0, k;
-    for (k = 0; k < nodes[i].kids.length; k++) s += nodes[i].kids[k].total;
-    nodes[i].self = Math.max(0, nodes[i].total - s);
-    nodes[i].span = Math.max(nodes[i].total, s);
+    n.id = i;
+    for (k = 0; k < n.kids.length; k++) s += n.kids[k].total;
+    n.self = Math.max(0, n.total - s);
+    n.span = Math.max(n.total, s);
+  });
+  for (var i = nodes.length - 1; i >= 0; i--) {  // preorder reversed: children before parents
+    var n = nodes[i], sum = 0;
+    for (var k = 0; k < n.kids.length; k++) sum += n.kids[k].tw;
+    n.tw = Math.max(n.synthetic ? 0 : n.total, sum);
   }
-  var bySelf = {}, top = [];
-  for (i = 0; i < n; i++) {
-    var e = bySelf[nodes[i].name];
-    if (!e) { e = bySelf[nodes[i].name] = { name: nodes[i].name, self: 0, count: 0 }; top.push(e); }
-    e.self += nodes[i].self; e.count += nodes[i].count;
-  }
-  top = top.filter(function (e) { return e.self > 0; });
-  top.sort(function (x, y) { return y.self - x.self; });
-  return { label: v.label, dropped: v.dropped, nodes: nodes, root: nodes[0], top: top.slice(0, 15) };
+  nodes.forEach(function (n) {
+    if (!n.parent || n.synthetic) return;
+    base += n.self;
+    var e = top[n.name];
+    if (!e) { e = top[n.name] = { name: n.name, self: 0, count: 0 }; list.push(e); }
+    e.self += n.self; e.count += n.count;
+  });
+  view.nodes = nodes; view.base = base; view.top = list;
+  return view;
 }
 
-var views = DATA.views.map(buildView);
-var state = { view: 0, zoom: null, term: '', hover: null };
+// Several threads: the merged and side-by-side views take their table and base from the threads,
+// where a scope that waited for other threads keeps its own time (the merged tree alone cannot
+// tell its children's thread time from its own).
+function fromThreads(view, threadViews) {
+  var top = {}, list = [], base = 0;
+  threadViews.forEach(function (tv) {
+    base += tv.base;
+    tv.top.forEach(function (e) {
+      var t = top[e.name];
+      if (!t) { t = top[e.name] = { name: e.name, self: 0, count: 0 }; list.push(t); }
+      t.self += e.self; t.count += e.count;
+    });
+  });
+  if (base >= view.base) { view.base = base; view.top = list; }
+  return view;
+}
+
+function sortTop(view) {
+  view.top = view.top.filter(function (e) { return e.self > 0; });
+  view.top.sort(function (x, y) { return y.self - x.self; });
+  view.top = view.top.slice(0, 20);
+}
+
+var threadCount = DATA.threads || 0;
+var threadViews = DATA.views.slice(1).map(function (v) {
+  return finishView({ label: v.label, detail: v.detail, dropped: v.dropped, root: treeOf(v), kind: 'thread' });
+});
+var views = [];
+var merged = finishView({ label: DATA.views[0].label, detail: '', dropped: DATA.views[0].dropped, root: treeOf(DATA.views[0]), kind: 'merged' });
+views.push(threadViews.length ? fromThreads(merged, threadViews) : merged);
+if (threadViews.length > 1) {
+  var sideRoot = mkNode('all threads', 0, 1, false, null);
+  threadViews.forEach(function (tv) {
+    var t = mkNode(tv.label, tv.base, 1, false, sideRoot);
+    t.synthetic = true;
+    tv.root.kids.forEach(function (k) { copyUnder(k, t); });
+    sideRoot.total += tv.base;
+  });
+  sideRoot.synthetic = true;
+  views.push(fromThreads(finishView({ label: 'All threads, side by side', detail: '', dropped: DATA.views[0].dropped,
+                                      root: sideRoot, kind: 'side' }), threadViews));
+}
+threadViews.forEach(function (tv) { views.push(tv); });
+views.forEach(sortTop);
+
+var state = { view: 0, zoom: null, term: '', hover: null, width: 'wall' };
 var frames = [], rows = [], lastRenderMs = 0, matchCount = 0, matchTime = 0, charW = 7;
 
 function current() { return views[state.view]; }
 function matches(node) { return state.term !== '' && node.name.toLowerCase().indexOf(state.term) >= 0; }
+function wallWidth() { return state.width === 'wall'; }
 
 function layout() {
   var v = current(), z = state.zoom || v.root, W = canvas.clientWidth, out = [], anc = [], a;
   for (a = z.parent; a; a = a.parent) anc.unshift(a);
   anc.forEach(function (n, d) { out.push({ node: n, x: 0, w: W, row: d, kind: 'ancestor', scale: 1 }); });
-  var base = anc.length;
+  var base = anc.length, wall = wallWidth();
   function place(node, x, w, scale, kind) {
     out.push({ node: node, x: x, w: w, row: base + node.depth - z.depth, kind: kind, scale: scale });
-    if (node.span <= 0) return;
-    var cx = x, k, childScale = scale * (node.total < node.span ? node.total / node.span : 1);
+    var span = wall ? node.span : node.tw;
+    if (span <= 0) return;
+    var cx = x, k, childScale = wall ? scale * (node.total < node.span ? node.total / node.span : 1) : 1;
     for (k = 0; k < node.kids.length; k++) {
-      var c = node.kids[k], cw = w * c.total / node.span;
+      var c = node.kids[k], cw = w * (wall ? c.total : c.tw) / span;
       // Frames too narrow to see are skipped, unless a search match lies inside: then they get
       // a sliver so the match can be found and clicked.
       var found = state.term !== '' && c.hm;
@@ -189,7 +286,7 @@ function layout() {
 }
 
 function markMatches(v) {
-  for (var i = v.nodes.length - 1; i >= 0; i--) {  // preorder reversed: children before parents
+  for (var i = v.nodes.length - 1; i >= 0; i--) {
     var n = v.nodes[i];
     n.hm = n.hm === -1 ? true : matches(n);
     if (n.hm && n.parent && !n.parent.hm) n.parent.hm = -1;
@@ -204,6 +301,13 @@ function render() {
   frames = layout();
   var maxRow = 0, i;
   for (i = 0; i < frames.length; i++) if (frames[i].row > maxRow) maxRow = frames[i].row;
+  // With a timeline below, the icicle takes the height its rows want (up to 55 % of the column)
+  // and the timeline the rest; alone, its rows grow to use the panel's height.
+  if (TL) {
+    var column = document.getElementById('left').clientHeight;
+    chartWrap.style.flex = '0 0 ' + Math.round(Math.max(120, Math.min((maxRow + 1) * 24 + 2, column * 0.55 - 60))) + 'px';
+  }
+  ROW = Math.max(MIN_ROW, Math.min(MAX_ROW, Math.floor((chartWrap.clientHeight - 2) / (maxRow + 1))));
   var H = frames.length ? (maxRow + 1) * ROW : 0;
   canvas.style.height = H + 'px';
   canvas.width = Math.max(1, Math.round(W * dpr)); canvas.height = Math.max(1, Math.round(H * dpr));
@@ -219,6 +323,7 @@ function render() {
     var fill;
     if (f.kind === 'ancestor') fill = matches(n) ? '#dba3e3' : '#d9d4cc';
     else if (searching) fill = matches(n) ? '#c13fd0' : '#e7e3dd';
+    else if (n.synthetic) fill = '#cfd8e3';
     else fill = colorOf(n.name, n.par);
     ctx.fillStyle = fill;
     ctx.fillRect(f.x, y, Math.max(f.w - (f.w > 3 ? 1 : 0), 0.5), ROW - 1);
@@ -238,6 +343,8 @@ function render() {
   lastRenderMs = performance.now() - t0;
 }
 
+function baseName() { return 'thread time'; }
+
 function updateSearchInfo() {
   var info = document.getElementById('match-info'), v = current();
   matchCount = 0; matchTime = 0;
@@ -245,12 +352,12 @@ function updateSearchInfo() {
   var z = state.zoom || v.root;
   (function walk(n, covered) {
     var m = matches(n);
-    if (m) { matchCount++; if (!covered) matchTime += n.total; }
+    if (m) { matchCount++; if (!covered && !n.synthetic) matchTime += n.total; }
     for (var k = 0; k < n.kids.length; k++) walk(n.kids[k], covered || m);
   })(z, false);
   info.textContent = matchCount === 0 ? 'no match' :
-    fmtInt(matchCount) + (matchCount === 1 ? ' frame' : ' frames') + ', ' + fmtTime(matchTime) +
-    (z.total > 0 ? ' (' + fmtPct(100 * matchTime / z.total) + ' of ' + (state.zoom ? 'zoomed frame' : 'view') + ')' : '');
+    plural(matchCount, 'frame', 'frames') + ', ' + fmtTime(matchTime) +
+    (v.base > 0 ? ' (' + fmtPct(100 * matchTime / v.base) + ' of ' + baseName() + ')' : '');
 }
 
 function pathOf(n) { var p = []; for (; n; n = n.parent) p.unshift(n); return p; }
@@ -287,26 +394,40 @@ function zoomTo(n) {
 
 function esc(s) { return s.replace(/[&<>"]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]; }); }
 
-function showTip(f, ev) {
-  var n = f.node, v = current(), rows = [];
-  rows.push(['Total', fmtTime(n.total)]);
-  rows.push(['Self', fmtTime(n.self)]);
-  rows.push(['Calls', fmtInt(n.count)]);
-  if (n.parent) rows.push(['% of parent', n.parent.total > 0 ? fmtPct(100 * n.total / n.parent.total) : '\u2013']);
-  if (v.root.total > 0) rows.push(['% of view', fmtPct(100 * n.total / v.root.total)]);
-  rows.push(['Parallel', n.par ? 'yes (several threads or processes)' : 'no']);
-  var html = '<b>' + esc(n.name) + '</b><table>' + rows.map(function (r) {
-    return '<tr><td>' + r[0] + '</td><td>' + esc(r[1]) + '</td></tr>'; }).join('') + '</table>';
-  if (f.scale < 0.9995) html += '<div class="note">Drawn at ' + fmtPct(100 * f.scale) +
-    ' of its true width: parallel time here exceeds an enclosing frame.</div>';
-  html += '<div class="hint">' + (f.kind === 'ancestor' ? 'Click to zoom out to this frame' :
-    f.kind === 'zoom' ? 'Zoomed frame' : 'Click to zoom in') + '</div>';
+function placeTip(html, ev) {
   tip.innerHTML = html;
   tip.style.display = 'block';
   var tw = tip.offsetWidth, th = tip.offsetHeight, x = ev.clientX + 14, y = ev.clientY + 14;
   if (x + tw > window.innerWidth - 4) x = Math.max(4, ev.clientX - tw - 14);
   if (y + th > window.innerHeight - 4) y = Math.max(4, ev.clientY - th - 14);
   tip.style.left = x + 'px'; tip.style.top = y + 'px';
+}
+function tipTable(rows) {
+  return '<table>' + rows.map(function (r) { return '<tr><td>' + r[0] + '</td><td>' + esc(r[1]) + '</td></tr>'; }).join('') + '</table>';
+}
+
+function showTip(f, ev) {
+  var n = f.node, v = current(), rows = [];
+  if (!n.parent) {
+    rows.push([v.kind === 'merged' ? 'Wall time' : 'Time', fmtTime(n.total)]);
+    rows.push(['Thread time', fmtTime(v.base)]);
+  } else {
+    rows.push(['Total', fmtTime(n.total)]);
+    if (!n.synthetic) rows.push(['Self', fmtTime(n.self)]);
+    rows.push(['Calls', fmtInt(n.count)]);
+    if (n.parent.parent && !n.parent.synthetic && n.parent.total > 0) {
+      if (n.total <= n.parent.total) rows.push(['% of parent', fmtPct(100 * n.total / n.parent.total)]);
+      else rows.push(['vs parent', (n.total / n.parent.total).toFixed(2) + '\u00d7 its time (parallel)']);
+    }
+    if (v.base > 0) rows.push(['% of thread time', fmtPct(100 * n.total / v.base)]);
+    if (!n.synthetic) rows.push(['Parallel', n.par ? 'yes (several threads or processes)' : 'no']);
+  }
+  var html = '<b>' + esc(n.name) + '</b>' + tipTable(rows);
+  if (f.scale < 0.9995) html += '<div class="note">Drawn at ' + fmtPct(100 * f.scale) +
+    ' of its true width: parallel time here exceeds an enclosing frame (Width: thread time draws it unscaled).</div>';
+  html += '<div class="hint">' + (f.kind === 'ancestor' ? 'Click to zoom out to this frame' :
+    f.kind === 'zoom' ? 'Zoomed frame' : 'Click to zoom in') + '</div>';
+  placeTip(html, ev);
   hoverBox.style.display = 'block';
   hoverBox.style.left = (f.x - 1) + 'px'; hoverBox.style.top = (f.row * ROW - 1) + 'px';
   hoverBox.style.width = (f.w + 1) + 'px'; hoverBox.style.height = (ROW + 1) + 'px';
@@ -314,16 +435,16 @@ function showTip(f, ev) {
 
 function hideTip() { tip.style.display = 'none'; hoverBox.style.display = 'none'; state.hover = null; }
 
-function localXY(ev) { var r = canvas.getBoundingClientRect(); return [ev.clientX - r.left, ev.clientY - r.top]; }
+function localXY(el, ev) { var r = el.getBoundingClientRect(); return [ev.clientX - r.left, ev.clientY - r.top]; }
 
 canvas.addEventListener('mousemove', function (ev) {
-  var p = localXY(ev), f = frameAt(p[0], p[1]);
+  var p = localXY(canvas, ev), f = frameAt(p[0], p[1]);
   if (!f) { hideTip(); return; }
   state.hover = f; showTip(f, ev);
 });
 canvas.addEventListener('mouseleave', hideTip);
 canvas.addEventListener('click', function (ev) {
-  var p = localXY(ev), f = frameAt(p[0], p[1]);
+  var p = localXY(canvas, ev), f = frameAt(p[0], p[1]);
   if (!f) return;
   hideTip();
   zoomTo(f.kind === 'zoom' ? f.node.parent : f.node);
@@ -339,12 +460,12 @@ document.addEventListener('keydown', function (ev) {
 var pending = 0;
 function setTerm(t) {
   state.term = t.trim().toLowerCase();
-  if (!pending) pending = requestAnimationFrame(function () { pending = 0; render(); });
+  if (!pending) pending = requestAnimationFrame(function () { pending = 0; render(); drawTimeline(); });
 }
 searchBox.addEventListener('input', function () { setTerm(searchBox.value); });
 
 function fillTable() {
-  var body = document.getElementById('top-self'), v = current(), total = v.root.total;
+  var body = document.getElementById('top-self'), v = current();
   body.textContent = '';
   var maxSelf = v.top.length ? v.top[0].self : 0;
   v.top.forEach(function (e) {
@@ -356,18 +477,40 @@ function fillTable() {
     bar.style.width = (maxSelf > 0 ? 100 * e.self / maxSelf : 0) + '%';
     tr.children[0].appendChild(bar);
     tr.children[1].textContent = fmtTime(e.self);
-    tr.children[2].textContent = total > 0 ? fmtPct(100 * e.self / total) : '\u2013';
+    tr.children[2].textContent = fmtPct(v.base > 0 ? 100 * e.self / v.base : 0);
     tr.children[3].textContent = fmtInt(e.count);
     tr.addEventListener('click', function () { searchBox.value = e.name; setTerm(e.name); });
     body.appendChild(tr);
   });
+  var many = v.kind !== 'thread' && threadCount > 1;
+  document.getElementById('pct-head').textContent = '% of thread time';
+  document.getElementById('base-note').textContent = '% is of this view\u2019s thread time, ' + fmtTime(v.base) + ': ' +
+    (v.kind === 'thread' ? 'the time inside this thread\u2019s scopes' :
+     many ? 'the time inside scopes summed over the ' + plural(threadCount, 'thread', 'threads') +
+            ' (parallel work counts once per thread it ran on)' :
+     'the time inside scopes, summed over the threads and processes that ran them') +
+    ', each scope\u2019s own (self) time counted once, so no row passes 100 %.' +
+    (v.kind === 'merged' && v.root.total > 0 ? ' Wall time of the run: ' + fmtTime(v.root.total) + '.' : '');
+}
+
+function widthNote() {
+  document.getElementById('width-note').textContent = wallWidth() ?
+    'Icicle chart: callers above callees, width = total time, children in first-seen order. Parallel time can exceed ' +
+    'its caller\u2019s (like user vs. real time); where a frame\u2019s children add up to more than the frame, they are ' +
+    'drawn scaled down together to fit inside it (the tooltip gives the scale). Width: thread time draws them unscaled.' :
+    'Icicle chart, thread-time widths: a frame is as wide as the larger of its own total and its children\u2019s ' +
+    'widths, so parallel work sits side by side at its own scale and nothing is scaled down.';
 }
 
 function setView(i) {
   state.view = i; state.zoom = null; viewSel.value = String(i);
   var v = current();
-  var bits = ['total ' + fmtTime(v.root.total), fmtInt(v.nodes.length) + ' frames'];
-  if (views.length > 1) bits.push(fmtInt(views.length - 1) + (views.length === 2 ? ' thread' : ' threads'));
+  var bits = [];
+  if (v.kind === 'thread') bits.push('thread ' + v.label + (v.detail ? ' (' + v.detail + ')' : ''));
+  if (threadCount > 0) bits.push(plural(threadCount, 'thread', 'threads'));
+  if (views[0].root.total > 0 && views[0].kind === 'merged' && threadCount > 0) bits.push('wall ' + fmtTime(views[0].root.total));
+  bits.push('thread time ' + fmtTime(v.base) + (v.kind === 'thread' ? '' : ' (all threads)'));
+  bits.push(plural(v.nodes.length, 'frame', 'frames'));
   var s = document.getElementById('summary');
   s.textContent = bits.join(' \u00b7 ');
   if (v.dropped > 0) {
@@ -383,17 +526,187 @@ document.getElementById('title').textContent = DATA.title || 'Flame graph';
 document.getElementById('footer').textContent = 'Generated by ' + DATA.generator + '. Self-contained page: no network access.';
 views.forEach(function (v, i) {
   var o = document.createElement('option'); o.value = String(i);
-  o.textContent = v.label + (v.dropped ? ' (' + fmtInt(v.dropped) + ' dropped)' : ''); viewSel.appendChild(o);
+  o.textContent = (v.kind === 'thread' ? 'Thread: ' : '') + v.label + (v.detail ? ' (' + v.detail + ')' : '') +
+    (v.dropped && v.kind === 'thread' ? ' \u2013 ' + fmtInt(v.dropped) + ' dropped' : '');
+  viewSel.appendChild(o);
 });
 viewSel.disabled = views.length < 2;
 viewSel.addEventListener('change', function () { setView(Number(viewSel.value)); });
-var resizeQueued = 0, lastWidth = 0;
+widthSel.addEventListener('change', function () { state.width = widthSel.value; widthNote(); render(); });
+
+// ---------------------------------------------------------------- the timeline
+var tlCanvas = document.getElementById('timeline'), tlCtx = tlCanvas.getContext('2d');
+var tlWrap = document.getElementById('tl-wrap');
+var TL_GUTTER = 130, TL_AXIS = 22, TL_ROW = 13, TL_GAP = 8;
+var tl = { t0: 0, t1: 1, lanes: [], drawn: 0, renderMs: 0, hits: [] };
+if (TL) {
+  document.getElementById('timeline-panel').style.display = 'flex';
+  document.getElementById('chart-panel').style.flex = '0 0 auto';
+  tl.t1 = Math.max(1, TL.duration);
+  var y = TL_AXIS;
+  tl.lanes = TL.lanes.map(function (l) {
+    var maxDepth = 0, i;
+    for (i = 0; i < l.k.length; i++) if (l.k[i] > maxDepth) maxDepth = l.k[i];
+    var lane = { label: l.label, s: l.s, d: l.d, n: l.n, k: l.k, y: y, h: (maxDepth + 1) * TL_ROW };
+    y += lane.h + TL_GAP;
+    return lane;
+  });
+  tl.height = y;
+  var shown = 0;
+  TL.lanes.forEach(function (l) { shown += l.s.length; });
+  tl.spans = shown;
+  document.getElementById('tl-note').textContent = plural(tl.lanes.length, 'thread', 'threads') + ', ' +
+    plural(TL.steps.length, 'step', 'steps') + '; showing ' + TL.note + '.';
+}
+
+function tlX(t, W) { return TL_GUTTER + (t - tl.t0) * (W - TL_GUTTER) / (tl.t1 - tl.t0); }
+function tlT(x, W) { return tl.t0 + (x - TL_GUTTER) * (tl.t1 - tl.t0) / (W - TL_GUTTER); }
+function niceStep(range) {
+  var raw = range / 8, p = Math.pow(10, Math.floor(Math.log10(raw))), m = raw / p;
+  return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
+}
+
+function drawTimeline() {
+  if (!TL) return;
+  var t0 = performance.now(), dpr = window.devicePixelRatio || 1, W = tlCanvas.clientWidth || 800;
+  var H = Math.max(tl.height, tlWrap.clientHeight - 2);
+  tlCanvas.style.height = H + 'px';
+  tlCanvas.width = Math.round(W * dpr); tlCanvas.height = Math.round(H * dpr);
+  var c = tlCtx, i, k;
+  c.setTransform(dpr, 0, 0, dpr, 0, 0);
+  c.clearRect(0, 0, W, H);
+  c.font = FONT; c.textBaseline = 'middle';
+  // Steps: alternating bands behind the lanes, numbered on the axis.
+  // A worker's span labelled with a step may end after the next step began: a band ends where
+  // the next step starts, so bands never overlap.
+  TL.steps.forEach(function (st, j) {
+    var end = j + 1 < TL.steps.length ? Math.min(st[2], TL.steps[j + 1][1]) : st[2];
+    var x0 = Math.max(TL_GUTTER, tlX(st[1], W)), x1 = Math.min(W, tlX(end, W));
+    if (x1 <= x0) return;
+    c.fillStyle = j % 2 ? '#efe9f7' : '#f6f2fb';
+    c.fillRect(x0, 0, x1 - x0, H);
+    c.fillStyle = '#a99bc4'; c.fillRect(x0, 0, 1, H);
+    var label = 'step ' + st[0];
+    if (x1 - x0 > c.measureText(label).width + 6) { c.fillStyle = '#5b4a7a'; c.fillText(label, x0 + 3, 7); }
+  });
+  // Time axis.
+  var step = niceStep(tl.t1 - tl.t0), t;
+  c.fillStyle = '#656d76';
+  for (t = Math.ceil(tl.t0 / step) * step; t <= tl.t1; t += step) {
+    var x = tlX(t, W);
+    c.fillRect(x, 14, 1, 6);
+    c.fillText(fmtTime(t * 1e-9), x + 3, 17);
+  }
+  c.fillRect(TL_GUTTER, TL_AXIS - 1, W - TL_GUTTER, 1);
+  var drawn = 0, searching = state.term !== '', hits = [];
+  tl.lanes.forEach(function (l) {
+    c.fillStyle = '#e5e1da'; c.fillRect(0, l.y + l.h + TL_GAP / 2, W, 1);
+    var lastPx = [];
+    for (i = 0; i < l.s.length; i++) {
+      var s = l.s[i], e = s + l.d[i];
+      if (e < tl.t0 || s > tl.t1) continue;
+      var x0 = Math.max(TL_GUTTER, tlX(s, W)), x1 = Math.min(W, tlX(e, W)), depth = l.k[i];
+      var px = Math.floor(x0);
+      // Spans narrower than a pixel on a pixel already painted at that depth add nothing.
+      if (x1 - x0 < 1 && lastPx[depth] === px) continue;
+      lastPx[depth] = px;
+      var name = DATA.names[l.n[i]], yy = l.y + depth * TL_ROW;
+      c.fillStyle = searching ? (name.toLowerCase().indexOf(state.term) >= 0 ? '#c13fd0' : '#e7e3dd') : colorOf(name, false);
+      c.fillRect(x0, yy, Math.max(1, x1 - x0 - (x1 - x0 > 3 ? 1 : 0)), TL_ROW - 1);
+      drawn++;
+      if (x1 - x0 > 2 && hits.length < 5000) hits.push({ lane: l, i: i, x: x0, w: x1 - x0, y: yy });
+      if (x1 - x0 > 30) {
+        var room = Math.floor((x1 - x0 - 6) / charW), label = name;
+        if (label.length > room) label = room > 2 ? label.slice(0, room - 1) + '\u2026' : '';
+        if (label) { c.fillStyle = '#1f1a14'; c.fillText(label, x0 + 3, yy + TL_ROW / 2); }
+      }
+    }
+  });
+  // Lane names over a white gutter, so spans scrolled left of it do not show through.
+  c.fillStyle = '#fff'; c.fillRect(0, TL_AXIS, TL_GUTTER - 2, H - TL_AXIS);
+  tl.lanes.forEach(function (l) {
+    c.fillStyle = '#1f2328';
+    var label = l.label, room = Math.floor((TL_GUTTER - 10) / charW);
+    if (label.length > room) label = label.slice(0, room - 1) + '\u2026';
+    c.fillText(label, 4, l.y + TL_ROW / 2);
+  });
+  tl.drawn = drawn; tl.hits = hits;
+  tl.renderMs = performance.now() - t0;
+}
+
+function tlZoom(factor, atX) {
+  var W = tlCanvas.clientWidth, full = Math.max(1, TL.duration);
+  var at = atX === undefined ? (tl.t0 + tl.t1) / 2 : tlT(atX, W);
+  var range = Math.min(full, Math.max(1000, (tl.t1 - tl.t0) * factor));  // no closer than 1 us across
+  var t0 = at - (at - tl.t0) * range / (tl.t1 - tl.t0);
+  tlSet(t0, t0 + range);
+}
+function tlSet(t0, t1) {
+  var full = Math.max(1, TL.duration), range = Math.min(full, t1 - t0);
+  t0 = Math.max(0, Math.min(t0, full - range));
+  tl.t0 = t0; tl.t1 = t0 + range;
+  drawTimeline();
+}
+function tlHit(x, y) {
+  for (var i = tl.hits.length - 1; i >= 0; i--) {
+    var h = tl.hits[i];
+    if (x >= h.x && x < h.x + h.w && y >= h.y && y < h.y + TL_ROW) return h;
+  }
+  return null;
+}
+if (TL) {
+  tlCanvas.addEventListener('wheel', function (ev) {
+    ev.preventDefault();
+    tlZoom(Math.exp(ev.deltaY * 0.002), localXY(tlCanvas, ev)[0]);
+  }, { passive: false });
+  var drag = null;
+  tlCanvas.addEventListener('mousedown', function (ev) {
+    drag = { x: ev.clientX, t0: tl.t0, t1: tl.t1, moved: false };
+    tlCanvas.classList.add('dragging');
+  });
+  window.addEventListener('mouseup', function (ev) {
+    if (!drag) return;
+    var was = drag; drag = null;
+    tlCanvas.classList.remove('dragging');
+    if (was.moved) return;
+    var p = localXY(tlCanvas, ev), h = tlHit(p[0], p[1]);
+    if (!h) return;
+    // A click zooms to the span, with a margin either side; on a span wider than the view
+    // (an enclosing one), it zooms in around the click instead.
+    var s = h.lane.s[h.i], d = Math.max(h.lane.d[h.i], 1000);
+    if (d * 1.2 < tl.t1 - tl.t0) tlSet(s - d * 0.1, s + d * 1.1);
+    else tlZoom(0.5, p[0]);
+  });
+  tlCanvas.addEventListener('mousemove', function (ev) {
+    var W = tlCanvas.clientWidth;
+    if (drag) {
+      var dx = ev.clientX - drag.x;
+      if (Math.abs(dx) > 2) drag.moved = true;
+      var dt = dx * (drag.t1 - drag.t0) / (W - TL_GUTTER);
+      tlSet(drag.t0 - dt, drag.t1 - dt);
+      hideTip();
+      return;
+    }
+    var p = localXY(tlCanvas, ev), h = tlHit(p[0], p[1]);
+    if (!h) { hideTip(); return; }
+    var s = h.lane.s[h.i], d = h.lane.d[h.i], st = '';
+    TL.steps.forEach(function (x) { if (s >= x[1] && s < x[2]) st = String(x[0]); });
+    var rows = [['Thread', h.lane.label], ['Start', fmtTime(s * 1e-9)], ['Duration', fmtTime(d * 1e-9)], ['Depth', String(h.lane.k[h.i])]];
+    if (st) rows.push(['Step', st]);
+    placeTip('<b>' + esc(DATA.names[h.lane.n[h.i]]) + '</b>' + tipTable(rows) +
+             '<div class="hint">Click to zoom to this span</div>', ev);
+  });
+  tlCanvas.addEventListener('mouseleave', hideTip);
+  tlCanvas.addEventListener('dblclick', function () { tlSet(0, TL.duration); });
+  document.getElementById('tl-in').addEventListener('click', function () { tlZoom(0.5); });
+  document.getElementById('tl-out').addEventListener('click', function () { tlZoom(2); });
+  document.getElementById('tl-fit').addEventListener('click', function () { tlSet(0, TL.duration); });
+}
+
+var resizeQueued = 0;
 window.addEventListener('resize', function () {
   if (resizeQueued) return;
-  resizeQueued = requestAnimationFrame(function () {
-    resizeQueued = 0;
-    if (canvas.clientWidth !== lastWidth) { lastWidth = canvas.clientWidth; render(); }
-  });
+  resizeQueued = requestAnimationFrame(function () { resizeQueued = 0; render(); drawTimeline(); });
 });
 
 // For tests and scripting: where each frame was drawn, in page (client) coordinates.
@@ -407,13 +720,29 @@ window.ringprofFlame = {
   },
   state: function () {
     return { view: state.view, views: views.length, zoom: state.zoom ? pathOf(state.zoom).map(function (n) { return n.name; }).join('/') : '',
-             term: state.term, matches: matchCount, renderMs: lastRenderMs, tip: tip.style.display === 'block' ? tip.textContent : '' };
+             term: state.term, matches: matchCount, renderMs: lastRenderMs, tip: tip.style.display === 'block' ? tip.textContent : '',
+             width: state.width, base: current().base, threads: threadCount };
+  },
+  views: function () {
+    return views.map(function (v) { return { label: v.label, kind: v.kind, base: v.base, total: v.root.total }; });
+  },
+  timeline: function () {
+    if (!TL) return null;
+    var r = tlCanvas.getBoundingClientRect();
+    return { lanes: tl.lanes.map(function (l) { return l.label; }), spans: tl.spans, seen: TL.seen, steps: TL.steps.length,
+             t0: tl.t0, t1: tl.t1, duration: TL.duration, drawn: tl.drawn, renderMs: tl.renderMs,
+             x: r.left + TL_GUTTER, y: r.top, w: r.width - TL_GUTTER, h: r.height,
+             hits: tl.hits.slice(0, 200).map(function (h) {
+               return { name: DATA.names[h.lane.n[h.i]], lane: h.lane.label, x: r.left + h.x, y: r.top + h.y, w: h.w, h: TL_ROW - 1,
+                        start: h.lane.s[h.i], dur: h.lane.d[h.i] };
+             }) };
   },
   setView: setView,
-  search: function (t) { searchBox.value = t; state.term = t.trim().toLowerCase(); render(); }
+  search: function (t) { searchBox.value = t; state.term = t.trim().toLowerCase(); render(); drawTimeline(); }
 };
+widthNote();
 setView(0);
-lastWidth = canvas.clientWidth;
+drawTimeline();
 })();
 )PAGE";
 }

@@ -1,7 +1,10 @@
 #include "flame/profile_from_trace.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -22,6 +25,7 @@ struct Interval {
     double dur;  // microseconds
     std::uint32_t name;
     std::uint32_t seq;  // arrival order, the tie-break that keeps the sort stable
+    std::int64_t step;  // -1: none
 };
 
 struct Thread {
@@ -37,7 +41,8 @@ public:
         Thread& t = thread(e);
         if (t.thread_name.empty() && !e.thread_name.empty()) t.thread_name = std::string(e.thread_name);
         if (!e.phase.empty() && e.phase != "Unknown") process_names_.emplace(std::string(e.pid), std::string(e.phase));
-        t.spans.push_back({e.start.as_double(), std::max(0.0, e.dur.as_double()), intern(e.name), seq_++});
+        t.spans.push_back({e.start.as_double(), std::max(0.0, e.dur.as_double()), intern(e.name), seq_++,
+                           e.has_step ? e.step : -1});
     }
 
     FlameProfile finish(const std::string& title, const std::string& path) {
@@ -47,16 +52,26 @@ public:
         double last = -std::numeric_limits<double>::infinity();
         bool several_pids = false;
         for (const Thread& t : threads_) several_pids = several_pids || t.pid != threads_.front().pid;
+        // The timeline's origin, subtracted before rounding: absolute microseconds as nanoseconds
+        // would pass what a double holds exactly.
+        double origin = std::numeric_limits<double>::infinity();
+        for (const Thread& t : threads_) {
+            for (const Interval& s : t.spans) origin = std::min(origin, s.ts);
+        }
         for (Thread& t : threads_) {
             if (t.spans.empty()) continue;
             FlameThread ft;
             ft.label = label(t, several_pids);
             double t_first = 0, t_last = 0;
-            build(t.spans, ft.tree, t_first, t_last, path);
+            FlameLane lane;
+            lane.label = ft.label;
+            build(t.spans, ft.tree, t_first, t_last, path, origin, lane);
             first = std::min(first, t_first);
             last = std::max(last, t_last);
             p.threads.push_back(std::move(ft));
+            p.timeline.lanes.push_back(std::move(lane));
         }
+        finish_timeline(p.timeline, first, last);
         std::vector<const TimerNode*> trees;
         for (const FlameThread& t : p.threads) trees.push_back(&t.tree);
         merge_thread_trees(trees, p.merged);
@@ -97,8 +112,8 @@ private:
     }
 
     // Nesting by time: a span that starts before the enclosing one ends is its child.
-    void build(std::vector<Interval>& spans, TimerNode& root, double& first, double& last,
-               const std::string& path) const {
+    void build(std::vector<Interval>& spans, TimerNode& root, double& first, double& last, const std::string& path,
+               double origin, FlameLane& lane) const {
         std::sort(spans.begin(), spans.end(), [](const Interval& a, const Interval& b) {
             if (a.ts != b.ts) return a.ts < b.ts;
             if (a.dur != b.dur) return a.dur > b.dur;
@@ -118,6 +133,16 @@ private:
                                       " levels on one thread; a flame graph cannot draw that");
             }
             // Only the deepest node's children change, so the pointers below it stay valid.
+            lane.spans.push_back({static_cast<std::int64_t>(std::llround((s.ts - origin) * 1e3)),
+                                  static_cast<std::int64_t>(std::llround(s.dur * 1e3)), s.name,
+                                  static_cast<std::uint32_t>(stack.size() - 1)});
+            if (s.step >= 0) {
+                auto [it, fresh] = steps_.emplace(s.step, std::make_pair(s.ts, s.ts + s.dur));
+                if (!fresh) {
+                    it->second.first = std::min(it->second.first, s.ts);
+                    it->second.second = std::max(it->second.second, s.ts + s.dur);
+                }
+            }
             TimerNode& n = stack.back().node->child(names_[s.name]);
             n.total += s.dur * 1e-6;
             n.count += 1;
@@ -128,11 +153,55 @@ private:
         root.count = 1;
     }
 
+    // The longest kFlameTimelineMaxSpans spans stay, times made relative to the first span.
+    void finish_timeline(FlameTimeline& tl, double first_us, double last_us) const {
+        tl.names = names_;
+        tl.spans_seen = seq_;
+        tl.duration_ns = static_cast<std::int64_t>(std::llround((last_us - first_us) * 1e3));
+        std::int64_t shortest_kept = 0;
+        std::size_t ties_left = kFlameTimelineMaxSpans;
+        if (seq_ > kFlameTimelineMaxSpans) {
+            std::vector<std::int64_t> durs;
+            durs.reserve(seq_);
+            for (const FlameLane& l : tl.lanes) {
+                for (const FlameSpan& sp : l.spans) durs.push_back(sp.dur_ns);
+            }
+            std::nth_element(durs.begin(), durs.begin() + (kFlameTimelineMaxSpans - 1), durs.end(),
+                             std::greater<std::int64_t>());
+            shortest_kept = durs[kFlameTimelineMaxSpans - 1];
+            ties_left = static_cast<std::size_t>(
+                std::count_if(durs.begin(), durs.begin() + kFlameTimelineMaxSpans,
+                              [&](std::int64_t d) { return d == shortest_kept; }));
+        }
+        for (FlameLane& l : tl.lanes) {
+            std::size_t out = 0;
+            for (FlameSpan sp : l.spans) {
+                if (sp.dur_ns < shortest_kept) continue;
+                if (sp.dur_ns == shortest_kept && seq_ > kFlameTimelineMaxSpans) {
+                    if (ties_left == 0) continue;
+                    --ties_left;
+                }
+                l.spans[out++] = sp;
+            }
+            l.spans.resize(out);
+        }
+        for (const auto& [step, range] : steps_) {
+            tl.steps.push_back({step, static_cast<std::int64_t>(std::llround((range.first - first_us) * 1e3)),
+                                static_cast<std::int64_t>(std::llround((range.second - first_us) * 1e3))});
+        }
+        std::size_t kept = 0;
+        for (const FlameLane& l : tl.lanes) kept += l.spans.size();
+        tl.note = kept == seq_ ? "all " + std::to_string(seq_) + " spans of the trace"
+                               : "the " + std::to_string(kept) + " longest of the trace's " + std::to_string(seq_) +
+                                     " spans (shorter ones are in the icicle only)";
+    }
+
     std::vector<std::string> names_;
     std::unordered_map<std::string, std::uint32_t> name_ids_;
     std::vector<Thread> threads_;
     std::unordered_map<std::string, std::size_t> thread_ids_;
     std::unordered_map<std::string, std::string> process_names_;
+    mutable std::map<std::int64_t, std::pair<double, double>> steps_;  // step -> first begin, last end (us)
     std::string key_;
     std::uint32_t seq_ = 0;
 };
