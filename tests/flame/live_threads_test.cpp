@@ -11,7 +11,7 @@
 #include "flame_html_backend.hpp"
 #include "demo_shaped_run.hpp"
 #include "flame_test_trees.hpp"
-#include "merge/byte_source.hpp"
+#include "trace/byte_source.hpp"
 #include "page_data.hpp"
 #include "ringprof/flame.hpp"
 
