@@ -12,10 +12,6 @@
 #include "ringprof/detail/ring.hpp"
 #include "ringprof/site.hpp"
 
-#ifndef RINGPROF_ENABLED
-#define RINGPROF_ENABLED 1
-#endif
-
 namespace ringprof::detail {
 
 enum RecorderState : std::uint8_t {
