@@ -48,8 +48,9 @@ std::uint64_t dropped_scopes() noexcept;
 // The same per thread (and each thread's name).
 std::vector<ThreadInfo> thread_drops();
 
-// Names the calling thread in every output (otherwise its OS name is used).
-void set_thread_name(std::string_view name);
+// Names the calling thread in every output (otherwise its OS name is used). Never throws: out of
+// memory, the thread keeps its name and stderr says so.
+void set_thread_name(std::string_view name) noexcept;
 
 // Key/value pairs written in the root "metadata" of the timers file.
 void add_metadata(std::string_view key, std::string_view value);
