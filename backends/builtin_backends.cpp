@@ -2,14 +2,15 @@
 
 #include <cstdio>
 #include <functional>
+#include <utility>
 
 #include "chrome_trace_backend.hpp"
 #include "flame_html_backend.hpp"
-#include "flame_svg_backend.hpp"
-#include "folded_stacks_backend.hpp"
 #include "pythontimeline_backend.hpp"
-#include "stats_backend.hpp"
-#include "timers_json_backend.hpp"
+#include "ringprof/flame.hpp"
+#include "ringprof/snapshot_file_backend.hpp"
+#include "ringprof/stats.hpp"
+#include "ringprof/timers_json.hpp"
 
 namespace ringprof::backends {
 
@@ -19,16 +20,44 @@ struct Entry {
     std::function<std::unique_ptr<Backend>(const Config&)> make;
 };
 
+// Outputs written whole at each snapshot: <run_id><suffix>, rendered from the snapshot.
+std::unique_ptr<Backend> snapshot_files(const char* name, std::vector<SnapshotFile> files) {
+    return std::make_unique<SnapshotFileBackend>(name, std::move(files));
+}
+
 const std::vector<Entry>& table() {
     // Never destroyed: a session may start on another thread while static destruction runs.
     static const auto* entries = new std::vector<Entry>{
-        {"timers", [](const Config& c) { return std::make_unique<TimersJsonBackend>(c.timers_format); }},
+        // The ML-Agents timer tree.
+        {"timers", [](const Config& c) {
+             return snapshot_files("timers", {{"_timers.json", [format = c.timers_format](const Snapshot& s, const RunInfo&) {
+                                                   return write_timers_json(s.tree, format);
+                                               }}});
+         }},
         {"trace", [](const Config& c) { return std::make_unique<ChromeTraceBackend>(c.flush_interval_ms != 0 ? c.flush_interval_ms : 1000); }},
         {"pythontimeline", [](const Config& c) { return std::make_unique<PythonTimelineBackend>(c.pythontimeline_max_bytes, c.pythontimeline_max_seconds); }},
-        {"stats", [](const Config&) { return std::make_unique<StatsBackend>(); }},
+        // The saved profile first (`ringprof stats` prints it in other orders), so that a table
+        // that cannot be written does not cost it; then the cProfile table in standard-name order.
+        {"stats", [](const Config&) {
+             return snapshot_files("stats", {{"_stats.json", [](const Snapshot& s, const RunInfo& run) { return write_stats_json(s.stats, run.run_id); }},
+                                             {"_stats.txt", [](const Snapshot& s, const RunInfo&) { return stats_table(s.stats); }}});
+         }},
+        // The interactive flame graph report (merged, side-by-side and per-thread views); it also
+        // keeps the run's longest spans for the page's timeline, so it is a timeline backend too.
         {"flame", [](const Config& c) { return std::make_unique<FlameHtmlBackend>(c.timeline_min_ns, c.timeline_max_depth); }},
-        {"flame_svg", [](const Config&) { return std::make_unique<FlameSvgBackend>(); }},
-        {"folded", [](const Config&) { return std::make_unique<FoldedStacksBackend>(); }},
+        // A static flame graph, for pages and reports where a script cannot run.
+        {"flame_svg", [](const Config&) {
+             return snapshot_files("flame_svg", {{"_flame.svg", [](const Snapshot& s, const RunInfo& run) {
+                                                      SvgOptions options;
+                                                      options.title = run.run_id + " - flame graph";
+                                                      return render_svg(s.tree.root, options);
+                                                  }}});
+         }},
+        // Folded stacks of the process tree ("root;a;b 1234", self time in whole microseconds)
+        // for flamegraph.pl, inferno and speedscope.
+        {"folded", [](const Config&) {
+             return snapshot_files("folded", {{"_folded.txt", [](const Snapshot& s, const RunInfo&) { return render_folded(s.tree.root); }}});
+         }},
     };
     return *entries;
 }

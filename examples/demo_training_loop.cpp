@@ -145,7 +145,7 @@ int main() {
         {
             PROF_SCOPE("training");
             std::vector<std::thread> workers;
-            const ringprof::Context training = ringprof::current_context();
+            const ringprof::Context training = ringprof::capture_context();
             for (int w = 0; w < kWorkers; ++w) workers.emplace_back(worker, w, training);
             for (int step = 0; step < kSteps; ++step) train_step(step);
             for (auto& t : workers) t.join();

@@ -1,5 +1,7 @@
 // ringprof flame INPUT [-o OUT] [--format html|svg|folded]
 // Draws the flame graph report of a saved timers JSON (either ML-Agents form) or a trace.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -52,7 +54,7 @@ int run(int argc, char** argv) {
         const std::string arg = argv[i];
         auto value = [&](const char* what) -> const char* {
             if (i + 1 >= argc) {
-                usage_error(kName, kUsageLine, std::string(what) + " needs a value");
+                usage_error(kName, kUsageLine, fmt::format("{} needs a value", what));
                 return nullptr;
             }
             return argv[++i];
@@ -70,11 +72,11 @@ int run(int argc, char** argv) {
         } else if (arg.rfind("--format=", 0) == 0) {
             format = arg.substr(9);
         } else if (arg.size() > 1 && arg[0] == '-') {
-            return usage_error(kName, kUsageLine, "unknown option '" + arg + "'");
+            return usage_error(kName, kUsageLine, fmt::format("unknown option '{}'", arg));
         } else if (input.empty()) {
             input = arg;
         } else {
-            return usage_error(kName, kUsageLine, "one input only (got '" + input + "' and '" + arg + "')");
+            return usage_error(kName, kUsageLine, fmt::format("one input only (got '{}' and '{}')", input, arg));
         }
     }
     if (input.empty()) {
@@ -86,7 +88,7 @@ int run(int argc, char** argv) {
                                                                                 : "html";
     }
     if (format != "html" && format != "svg" && format != "folded") {
-        return usage_error(kName, kUsageLine, "unknown format '" + format + "' (html, svg or folded)");
+        return usage_error(kName, kUsageLine, fmt::format("unknown format '{}' (html, svg or folded)", format));
     }
     if (output.empty()) {
         output = stem_of(input) + (format == "html" ? "_flame.html" : format == "svg" ? "_flame.svg" : "_folded.txt");
@@ -99,7 +101,7 @@ int run(int argc, char** argv) {
             text = ringprof::render_html(profile);
         } else if (format == "svg") {
             ringprof::SvgOptions options;
-            options.title = profile.title + " - flame graph";
+            options.title = fmt::format("{} - flame graph", profile.title);
             text = ringprof::render_svg(profile.merged, options);
         } else {
             text = ringprof::render_folded(profile.merged);
@@ -115,7 +117,7 @@ int run(int argc, char** argv) {
         report(kName, e.what());
         return kExitFailed;
     }
-    report(kName, "wrote " + output);
+    report(kName, fmt::format("wrote {}", output));
     return kExitOk;
 }
 

@@ -1,5 +1,7 @@
 // ringprof merge: one Chrome/Perfetto timeline from the trace files of many processes and hosts
 // (the smdebug MergedTimeline). The work is in the library; this only parses arguments and reports.
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -68,24 +70,24 @@ int run(int argc, char** argv) {
         } else if (arg == "--start" || arg == "--end") {
             const char* v = value(arg.c_str());
             std::int64_t n = 0;
-            if (!parse_int(v, n)) return usage_error(arg + " needs an integer (got '" + (v ? v : "") + "')");
+            if (!parse_int(v, n)) return usage_error(fmt::format("{} needs an integer (got '{}')", arg, v ? v : ""));
             (arg == "--start" ? start : end) = n;
         } else if (arg == "--unit") {
             const char* v = value("--unit");
             const std::string u = v ? v : "";
             if (u == "time") unit = MergeUnit::time;
             else if (u == "step") unit = MergeUnit::step;
-            else return usage_error("--unit must be 'time' or 'step' (got '" + u + "')");
+            else return usage_error(fmt::format("--unit must be 'time' or 'step' (got '{}')", u));
         } else if (arg == "-o" || arg == "--output") {
             const char* v = value("-o");
-            if (!v || !*v) return usage_error(arg + " needs a folder");
+            if (!v || !*v) return usage_error(fmt::format("{} needs a folder", arg));
             out_dir = v;
         } else if (!arg.empty() && arg[0] == '-') {
-            return usage_error("unknown option '" + arg + "'");
+            return usage_error(fmt::format("unknown option '{}'", arg));
         } else if (path.empty()) {
             path = arg;
         } else {
-            return usage_error("more than one PATH given ('" + path + "' and '" + arg + "')");
+            return usage_error(fmt::format("more than one PATH given ('{}' and '{}')", path, arg));
         }
     }
     if (path.empty()) return usage_error("PATH is missing");
@@ -102,12 +104,10 @@ int run(int argc, char** argv) {
         report(kName, e.what());
         return kExitFailed;
     }
-    for (const auto& s : r.skipped) report(kName, "skipped " + s.path + ": " + s.reason);
-    for (const auto& n : r.notes) report(kName, "warning: " + n);
+    for (const auto& s : r.skipped) report(kName, fmt::format("skipped {}: {}", s.path, s.reason));
+    for (const auto& n : r.notes) report(kName, fmt::format("warning: {}", n));
     if (!write_stdout(kName, r.output_path + "\n")) return kExitFailed;
-    std::fprintf(stderr, "ringprof merge: %llu events from %llu files (%llu skipped)\n",
-                 static_cast<unsigned long long>(r.events_written), static_cast<unsigned long long>(r.files_merged),
-                 static_cast<unsigned long long>(r.skipped.size()));
+    report(kName, fmt::format("{} events from {} files ({} skipped)", r.events_written, r.files_merged, r.skipped.size()));
     if (r.complete()) return kExitOk;
     return r.files_merged > 0 || r.skipped.empty() ? kExitPartial : kExitFailed;
 }

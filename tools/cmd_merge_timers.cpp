@@ -1,4 +1,6 @@
 // ringprof merge-timers: combine timers JSON files of several processes into one tree.
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -30,7 +32,7 @@ int run(int argc, char** argv) {
         const std::string a = argv[i];
         auto value = [&](const char* flag) -> const char* {
             if (i + 1 >= argc) {
-                usage_error(kName, kUsageLine, std::string(flag) + " needs a value");
+                usage_error(kName, kUsageLine, fmt::format("{} needs a value", flag));
                 return nullptr;
             }
             return argv[++i];
@@ -51,10 +53,10 @@ int run(int argc, char** argv) {
             if (std::strcmp(v, "dict") == 0) format = TimersFormat::Dict;
             else if (std::strcmp(v, "list") == 0) format = TimersFormat::List;
             else {
-                return usage_error(kName, kUsageLine, std::string("--format takes list or dict, not '") + v + "'");
+                return usage_error(kName, kUsageLine, fmt::format("--format takes list or dict, not '{}'", v));
             }
         } else if (!a.empty() && a[0] == '-') {
-            return usage_error(kName, kUsageLine, "unknown option '" + a + "'");
+            return usage_error(kName, kUsageLine, fmt::format("unknown option '{}'", a));
         } else {
             inputs.push_back(a);
         }
@@ -68,7 +70,7 @@ int run(int argc, char** argv) {
             merged.merge(t, graft, /*parallel=*/true);
             ++merged_files;
         } catch (const std::exception& e) {
-            report(kName, std::string("skipped ") + e.what());
+            report(kName, fmt::format("skipped {}", e.what()));
             ++skipped;
         }
     }
@@ -78,7 +80,7 @@ int run(int argc, char** argv) {
     }
     // The merged root spans the files' roots, counted once per file.
     merged.root.is_parallel = false;
-    merged.set_metadata("merged_files", std::to_string(merged_files));
+    merged.set_metadata("merged_files", fmt::format("{}", merged_files));
     const std::string text = write_timers_json(merged, format);
     if (out_path.empty()) {
         if (!write_stdout(kName, text)) return kExitFailed;

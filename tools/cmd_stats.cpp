@@ -1,9 +1,10 @@
 // ringprof stats FILE [--sort KEY] [--limit N] [--full-paths]
 // Prints the cProfile-style table of a saved profile (<run_id>_stats.json).
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <sstream>
 #include <string>
 
 #include "command.hpp"
@@ -42,7 +43,7 @@ int run(int argc, char** argv) {
         const std::string arg = argv[i];
         auto value = [&](const char* what) -> const char* {
             if (i + 1 >= argc) {
-                usage_error(kName, kUsageLine, std::string(what) + " needs a value");
+                usage_error(kName, kUsageLine, fmt::format("{} needs a value", what));
                 return nullptr;
             }
             return argv[++i];
@@ -54,39 +55,39 @@ int run(int argc, char** argv) {
             if (v == nullptr) return kExitUsage;
             const auto key = ringprof::parse_stats_sort(v);
             if (!key) {
-                return usage_error(kName, kUsageLine, std::string("unknown sort key '") + v + "' (known: " +
-                                                          ringprof::stats_sort_keys() + ")");
+                return usage_error(kName, kUsageLine,
+                                   fmt::format("unknown sort key '{}' (known: {})", v, ringprof::stats_sort_keys()));
             }
             options.sort = *key;
         } else if (arg == "-n" || arg == "--limit" || arg.rfind("--limit=", 0) == 0) {
             const char* v = arg.rfind("--limit=", 0) == 0 ? argv[i] + 8 : value("--limit");
             if (v == nullptr) return kExitUsage;
             if (!parse_limit(v, options.limit)) {
-                return usage_error(kName, kUsageLine, std::string("--limit needs a positive whole number, not '") + v + "'");
+                return usage_error(kName, kUsageLine, fmt::format("--limit needs a positive whole number, not '{}'", v));
             }
         } else if (arg == "--full-paths") {
             options.strip_dirs = false;
         } else if (arg.size() > 1 && arg[0] == '-') {
-            return usage_error(kName, kUsageLine, "unknown option '" + arg + "'");
+            return usage_error(kName, kUsageLine, fmt::format("unknown option '{}'", arg));
         } else if (input.empty()) {
             input = arg;
         } else {
-            return usage_error(kName, kUsageLine, "one file only (got '" + input + "' and '" + arg + "')");
+            return usage_error(kName, kUsageLine, fmt::format("one file only (got '{}' and '{}')", input, arg));
         }
     }
     if (input.empty()) {
         return usage_error(kName, kUsageLine, "no file given");
     }
-    std::ostringstream table;
+    std::string table;
     try {
         const auto stats = ringprof::load_stats_json(input);
         options.source = input;  // pstats names the file it read above the table
-        ringprof::print_stats_table(table, stats, options);
+        table = ringprof::stats_table(stats, options);
     } catch (const std::exception& e) {
         report(kName, e.what());
         return kExitFailed;
     }
-    return write_stdout(kName, table.str()) ? kExitOk : kExitFailed;
+    return write_stdout(kName, table) ? kExitOk : kExitFailed;
 }
 
 const Command command{kName, "print the cProfile-style statistics table of a saved profile", kUsageLine, &run};

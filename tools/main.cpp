@@ -1,8 +1,11 @@
 // ringprof: work with saved profiles (merge timelines, print statistics, draw flame graphs).
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -19,12 +22,7 @@ std::vector<const Command*>& registry() {
 
 std::string usage_text() {
     std::string s = "usage: ringprof <command> [options]\n\ncommands:\n";
-    for (const Command* c : registry()) {
-        char line[256];
-        std::snprintf(line, sizeof line, "  %-14.*s %.*s\n", static_cast<int>(c->name.size()), c->name.data(),
-                      static_cast<int>(c->summary.size()), c->summary.data());
-        s += line;
-    }
+    for (const Command* c : registry()) fmt::format_to(std::back_inserter(s), "  {:<14} {}\n", c->name, c->summary);
     s += "\n'ringprof <command> --help' describes one command; 'ringprof --version' prints the version.\n";
     return s;
 }
@@ -38,13 +36,12 @@ Command::Command(std::string_view n, std::string_view s, std::string_view u, Com
 const std::vector<const Command*>& commands() { return registry(); }
 
 void report(std::string_view command, const std::string& message) {
-    std::fprintf(stderr, "ringprof %.*s: %s\n", static_cast<int>(command.size()), command.data(), message.c_str());
+    fmt::print(stderr, "ringprof {}: {}\n", command, message);
 }
 
 int usage_error(std::string_view command, std::string_view usage, const std::string& message) {
     report(command, message);
-    std::fprintf(stderr, "%.*s\n(more: ringprof %.*s --help)\n", static_cast<int>(usage.size()), usage.data(),
-                 static_cast<int>(command.size()), command.data());
+    fmt::print(stderr, "{}\n(more: ringprof {} --help)\n", usage, command);
     return kExitUsage;
 }
 
@@ -52,8 +49,7 @@ bool write_stdout(std::string_view command, std::string_view text) {
     errno = 0;
     const bool ok = std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0 &&
                     !std::ferror(stdout);
-    if (!ok) report(command, std::string("cannot write to standard output: ") +
-                                 (errno != 0 ? std::strerror(errno) : "write failed"));
+    if (!ok) report(command, fmt::format("cannot write to standard output: {}", errno != 0 ? std::strerror(errno) : "write failed"));
     return ok;
 }
 
@@ -64,7 +60,7 @@ int main(int argc, char** argv) {
     // A closed pipe (`ringprof ... | head`) is a write error reported like any other, not a signal.
     std::signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
-        std::fprintf(stderr, "ringprof: no command given\n%s", usage_text().c_str());
+        fmt::print(stderr, "ringprof: no command given\n{}", usage_text());
         return kExitUsage;
     }
     const std::string_view first = argv[1];
@@ -77,18 +73,17 @@ int main(int argc, char** argv) {
                     return c->run(2, sub);
                 }
             }
-            std::fprintf(stderr, "ringprof: unknown command '%s'\n%s", argv[2], usage_text().c_str());
+            fmt::print(stderr, "ringprof: unknown command '{}'\n{}", argv[2], usage_text());
             return kExitUsage;
         }
         return write_stdout("help", usage_text()) ? kExitOk : kExitFailed;
     }
     if (first == "--version" || first == "-V" || first == "version") {
-        return write_stdout("--version", std::string("ringprof ") + RINGPROF_VERSION_STRING + "\n") ? kExitOk
-                                                                                                    : kExitFailed;
+        return write_stdout("--version", fmt::format("ringprof {}\n", RINGPROF_VERSION_STRING)) ? kExitOk : kExitFailed;
     }
     for (const Command* c : commands()) {
         if (c->name == first) return c->run(argc - 1, argv + 1);
     }
-    std::fprintf(stderr, "ringprof: unknown command '%s'\n%s", argv[1], usage_text().c_str());
+    fmt::print(stderr, "ringprof: unknown command '{}'\n{}", argv[1], usage_text());
     return kExitUsage;
 }

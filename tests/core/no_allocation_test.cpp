@@ -1,15 +1,21 @@
-// The hot path never allocates: count every operator new on the recording thread.
+// The hot path never allocates: count every operator new on the recording thread. And the API
+// that says it never throws does not, even when memory runs out (operator new can be made to
+// refuse on this thread).
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <string>
+
+#include <unistd.h>
 
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 thread_local std::uint64_t t_allocations = 0;
+thread_local bool t_refuse_allocations = false;  // operator new throws bad_alloc, as out of memory
 }
 
 // None of these is inlined: GCC pairs a `new` expression with operator delete, and once a body
@@ -18,11 +24,13 @@ thread_local std::uint64_t t_allocations = 0;
 // as written, and the malloc/free pair stays inside these functions.
 __attribute__((noinline)) void* operator new(std::size_t n) {
     ++t_allocations;
+    if (t_refuse_allocations) throw std::bad_alloc();
     if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
     throw std::bad_alloc();
 }
 __attribute__((noinline)) void* operator new[](std::size_t n) {
     ++t_allocations;
+    if (t_refuse_allocations) throw std::bad_alloc();
     if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
     throw std::bad_alloc();
 }
@@ -65,6 +73,32 @@ TEST(HotPath, MillionScopesAllocateNothingAfterWarmUp) {
     const TimerNode* hot = s.tree.root.find("hot");
     const std::uint64_t leaves = hot->find("leaf") != nullptr ? hot->find("leaf")->count : 0;
     EXPECT_EQ(hot->count + leaves + s.dropped, static_cast<std::uint64_t>(2 * n));
+}
+
+TEST(Api, SetThreadNameNeverThrowsWhenMemoryRunsOutAndTheThreadKeepsItsName) {
+    testing::TempDir dir;
+    Config c;
+    c.output_dir = dir.str();
+    c.run_id = "names";
+    c.backends = {"timers"};
+    Session session(c);
+    set_thread_name("before");
+    { PROF_SCOPE("named"); }
+    ::testing::internal::CaptureStderr();
+    t_refuse_allocations = true;
+    static_assert(noexcept(set_thread_name("")), "set_thread_name promises not to throw");
+    set_thread_name("a name long enough to need the heap, past any small-string buffer");
+    t_refuse_allocations = false;
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("ringprof: set_thread_name:"), std::string::npos) << err;
+    const std::uint32_t me = static_cast<std::uint32_t>(::gettid());
+    bool found = false;
+    for (const ThreadInfo& t : thread_drops()) {
+        if (t.tid != me) continue;
+        found = true;
+        EXPECT_EQ(t.name, "before");
+    }
+    EXPECT_TRUE(found);
 }
 
 }  // namespace

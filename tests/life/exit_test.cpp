@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -49,6 +50,60 @@ TEST(Exit, DoesNotHangWhileAnotherThreadLoopsOnDroppedScopes) {
 
 TEST(Exit, DoesNotHangWhileAnotherThreadLoopsOnAddMetadata) {
     expect_exit_while_a_thread_loops([] { ringprof::add_metadata("k", "v"); });
+}
+
+// A Profile made on the default session (which the exit handler ends) holds no pointer to it:
+// its calls racing with the exit complete, or do nothing once the session has ended.
+TEST(Exit, AProfileOnTheDefaultSessionNeitherCrashesNorHangsWhenTheProcessExits) {
+    TempDir dir;
+    const Outcome o = run_bounded([&] {
+        set_env("RINGPROF_OUTPUT_DIR", dir.str());
+        set_env("RINGPROF_RUN_ID", "racing");
+        static std::atomic<int> rounds{0};
+        std::thread([] {
+            Profile* profile = nullptr;  // never destroyed: the thread outlives main
+            for (;;) {
+                PROF_SCOPE("x");
+                if (profile == nullptr) profile = new Profile();  // on the default session
+                static_cast<void>(profile->stats());
+                profile->clear();
+                static_cast<void>(profile->getstats());
+                rounds.fetch_add(1);
+            }
+        }).detach();
+        // The first round starts the default session: exit only once the race is on.
+        while (rounds.load() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        return 0;
+    });
+    ASSERT_TRUE(o.finished) << "exit hung while a Profile was in use";
+    EXPECT_EQ(o.signal, 0) << "a Profile call racing with exit crashed";
+    EXPECT_EQ(o.exit_code, 0);
+    const TimerTree tree = load_timers_json(dir.str() + "/racing_timers.json");
+    ASSERT_NE(tree.root.find("x"), nullptr) << "the final snapshot is written";
+    EXPECT_GE(tree.root.find("x")->count, 3u);
+}
+
+TEST(Exit, AProfileWhoseSessionHasEndedReturnsNothingAndNeverTouchesIt) {
+    TempDir dir;
+    const Outcome o = run_bounded([&] {
+        Config c;
+        c.output_dir = dir.str();
+        c.run_id = "ended";
+        c.backends = {"timers"};
+        auto session = std::make_unique<Session>(c);
+        Profile profile;  // on the running session, which it did not start
+        {
+            PROF_SCOPE("before_the_end");
+        }
+        if (profile.stats().empty()) return 4;  // the probe works while the session runs
+        session.reset();
+        profile.clear();
+        return profile.stats().empty() && profile.getstats().empty() ? 0 : 5;
+    });
+    ASSERT_TRUE(o.finished) << "a call on an ended session hung";
+    EXPECT_EQ(o.signal, 0) << "a call on an ended session crashed";
+    EXPECT_EQ(o.exit_code, 0);
 }
 
 TEST(Exit, ExplicitSessionEndingWhileOtherThreadsFlushDoesNotHang) {

@@ -15,21 +15,10 @@
 #include "ringprof/output_files.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
+#include "text_lines.hpp"
 
 namespace ringprof::testing {
 namespace {
-
-int lines_naming(const std::string& text, const std::string& what) {
-    int n = 0;
-    std::size_t start = 0;
-    while (start < text.size()) {
-        std::size_t end = text.find('\n', start);
-        if (end == std::string::npos) end = text.size();
-        if (text.substr(start, end - start).find(what) != std::string::npos) ++n;
-        start = end + 1;
-    }
-    return n;
-}
 
 // Records with every backend and periodic flushes into `dir`; exit status 0 if every scope was
 // kept in memory although no file could be written.

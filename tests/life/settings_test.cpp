@@ -80,6 +80,36 @@ TEST(Settings, NumbersInRangeAreTakenSilently) {
     }
 }
 
+// RINGPROF_ENABLED is also the compile-out macro; the setting's own name says what it does.
+TEST(Settings, StartRecordingAndItsOldNameEnabledBothChooseWhetherRecordingStartsOn) {
+    struct Case {
+        const char* start_recording;  // null: unset
+        const char* enabled;
+        bool start_enabled;
+        int warnings;
+    };
+    const Case cases[] = {{nullptr, nullptr, true, 0}, {"0", nullptr, false, 0}, {nullptr, "0", false, 0},
+                          {"1", nullptr, true, 0},     {"1", "1", true, 0},        {"0", "1", false, 1},
+                          {"1", "0", true, 1}};
+    for (const Case& k : cases) {
+        SCOPED_TRACE(std::string("RINGPROF_START_RECORDING=") + (k.start_recording ? k.start_recording : "(unset)") +
+                     " RINGPROF_ENABLED=" + (k.enabled ? k.enabled : "(unset)"));
+        if (k.start_recording) ::setenv("RINGPROF_START_RECORDING", k.start_recording, 1);
+        if (k.enabled) ::setenv("RINGPROF_ENABLED", k.enabled, 1);
+        ::testing::internal::CaptureStderr();
+        const Config c = Config::from_environment();
+        const std::string err = ::testing::internal::GetCapturedStderr();
+        ::unsetenv("RINGPROF_START_RECORDING");
+        ::unsetenv("RINGPROF_ENABLED");
+        EXPECT_EQ(c.start_enabled, k.start_enabled);
+        EXPECT_EQ(count(err, "\n"), k.warnings) << err;
+        if (k.warnings != 0) {
+            EXPECT_NE(err.find("RINGPROF_ENABLED"), std::string::npos) << err;
+            EXPECT_NE(err.find("RINGPROF_START_RECORDING"), std::string::npos) << err;
+        }
+    }
+}
+
 TEST(Settings, ThePythonTimelineNeverRotatesBelowItsMinimumFileSize) {
     TempDir dir;
     Config c;

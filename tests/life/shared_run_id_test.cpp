@@ -13,6 +13,7 @@
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
+#include "text_lines.hpp"
 
 namespace ringprof::testing {
 namespace {
@@ -61,18 +62,6 @@ int launch_ranks(const std::string& dir) {
     return failed;
 }
 
-int count_lines_with(const std::string& text, const std::string& what) {
-    int n = 0;
-    std::size_t start = 0;
-    while (start < text.size()) {
-        std::size_t end = text.find('\n', start);
-        if (end == std::string::npos) end = text.size();
-        if (text.substr(start, end - start).find(what) != std::string::npos) ++n;
-        start = end + 1;
-    }
-    return n;
-}
-
 TEST(SharedRunId, ProcessesSharingARunIdWriteDistinctWholeFiles) {
     TempDir dir;
     const std::string err_path = dir.str() + "/../SharedRunId_stderr.txt";
@@ -111,8 +100,8 @@ TEST(SharedRunId, ProcessesSharingARunIdWriteDistinctWholeFiles) {
     }
     EXPECT_EQ(timers_files, kRanks);
     EXPECT_EQ(ranks_seen.size(), static_cast<std::size_t>(kRanks));
-    EXPECT_EQ(count_lines_with(err, "run id 'shared' is in use"), kRanks - 1) << err;
-    EXPECT_EQ(count_lines_with(err, "ringprof"), kRanks - 1) << err;
+    EXPECT_EQ(lines_naming(err, "run id 'shared' is in use"), kRanks - 1) << err;
+    EXPECT_EQ(lines_naming(err, "ringprof"), kRanks - 1) << err;
     fs::remove(err_path);
 }
 

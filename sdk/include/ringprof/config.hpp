@@ -30,7 +30,8 @@ struct Config {
     // it grow (4 MiB, then x4 up to this). Env: RINGPROF_RING_BYTES
     // (1024 to 1073741824).
     std::size_t ring_bytes = std::size_t{16} << 20;
-    // Record from the start; otherwise wait for ringprof::enable(). Env: RINGPROF_ENABLED=0|1.
+    // Record from the start; otherwise wait for ringprof::enable(). Env: RINGPROF_START_RECORDING=0|1
+    // (or its first name, RINGPROF_ENABLED, which is also the compile-out macro).
     bool start_enabled = true;
     // Built-in outputs to write, by name; empty means all of them. Env: RINGPROF_BACKENDS
     // (comma-separated).

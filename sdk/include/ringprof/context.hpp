@@ -3,10 +3,11 @@
 // of its own root (ML-Agents' workers/worker_root, for threads):
 //
 //     PROF_SCOPE("collect");
-//     ringprof::Context ctx = ringprof::current_context();
+//     ringprof::Context ctx = ringprof::capture_context();
 //     pool.submit([ctx] { ringprof::AdoptContext adopt(ctx); PROF_SCOPE("env_step"); ... });
 //
-// Capturing writes one event; ordinary scopes do no extra work for this.
+// Capturing writes one event into the calling thread's ring (so capture once and hand the
+// context to many tasks); ordinary scopes do no extra work for this.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +20,11 @@ struct Context {
     std::uint64_t id = 0;  // 0: the root (nothing captured)
 };
 
-// The calling thread's current scope, as a context other threads can adopt.
-Context current_context() noexcept;
+// Captures the calling thread's current scope as a context other threads can adopt: records one
+// event marking the capture point (a context id 0, the root, if it could not be recorded).
+Context capture_context() noexcept;
+// capture_context() under its first name, which read like a plain getter although it records.
+inline Context current_context() noexcept { return capture_context(); }
 
 // Scopes of this thread nest under `context` until this object is destroyed.
 class AdoptContext {

@@ -31,8 +31,7 @@ private:
 // Creates `dir` and its parents if missing, and checks that files can be created in it.
 void ensure_output_dir(const std::string& dir);
 
-// Replaces `path` with `content` atomically (write "<path>.<pid>.tmp", rename). The temporary
-// name is the writing process's own, so processes sharing a folder never write into one file.
+// Replaces `path` with `content` atomically (an AtomicFile written in one go).
 void write_file_atomically(const std::string& path, std::string_view content);
 
 // An output file written by exactly one process: the one that opened it. After fork() the
@@ -61,6 +60,37 @@ private:
     int fd_ = -1;
     pid_t owner_ = 0;
     std::string path_;
+};
+
+// A file that appears at its path only when complete: written as "<path>.<pid>.tmp" (the
+// writing process's own name, so processes sharing a folder never write into one file), then
+// renamed over `path` by commit(). Until then a previous version of `path` stays in place, and
+// a file destroyed uncommitted (an error, an exception) removes its temporary file. The one
+// temporary-then-rename writer of the project: snapshot files and `ringprof merge` use it.
+class AtomicFile {
+public:
+    // Creates the temporary file; throws OutputError.
+    explicit AtomicFile(std::string path);
+    ~AtomicFile();  // removes the temporary file unless committed
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+
+    // Appends `data` (buffered: many small pieces cost few system calls); throws OutputError.
+    void write(std::string_view data);
+    // Writes what is buffered, closes, and renames over `path`; throws OutputError, naming the
+    // file and saying that the previous version, if any, is kept.
+    void commit();
+
+    const std::string& path() const { return path_; }
+    const std::string& temp_path() const { return file_.path(); }
+
+private:
+    void write_buffer();
+
+    std::string path_;
+    OutputFile file_;
+    std::string buffer_;
+    bool committed_ = false;
 };
 
 // The folder part of `path` ("." when it has none).

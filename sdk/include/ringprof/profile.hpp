@@ -8,8 +8,9 @@
 //     p.print_stats(std::cout);            // the cProfile table, one row per signature
 //
 // A Profile uses the session already recording in the process, or starts one (initially
-// disabled) and stops it when destroyed. enable()/disable() switch recording for the whole
-// process, as ringprof::enable()/disable() do. See docs/stats.md.
+// disabled) and stops it when destroyed. A Profile on a session it did not start may outlive it
+// (process exit): its calls then return nothing. enable()/disable() switch recording for the
+// whole process, as ringprof::enable()/disable() do. See docs/stats.md.
 #pragma once
 
 #include <cstdint>
@@ -92,8 +93,10 @@ public:
 
 private:
     ProfileOptions options_;
-    std::unique_ptr<Session> owned_;
-    Session* session_ = nullptr;
+    std::unique_ptr<Session> owned_;  // the session this Profile started, if it did
+    // Otherwise the session that was running when it was made: compared with the current one
+    // at each call, never dereferenced (it may have ended since).
+    const Session* borrowed_ = nullptr;
     std::vector<FunctionStats> baseline_;
 };
 

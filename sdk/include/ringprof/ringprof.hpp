@@ -10,6 +10,9 @@
 // calling thread's ring: no allocation, lock, exception or system call once the thread has
 // recorded its first event. A background drainer builds the aggregates and the timelines.
 // Compile with RINGPROF_ENABLED=0 to remove every marker; ringprof::disable() pauses at run time.
+//
+// This header is the whole API (markers, sessions, backends, statistics, signatures, worker
+// trees). A file that only marks code can include <ringprof/markers.hpp> instead.
 #pragma once
 
 #include <cstdint>
@@ -23,13 +26,8 @@
 #include "ringprof/site.hpp"
 #include "ringprof/timer_tree.hpp"
 
-#ifndef RINGPROF_ENABLED
-#define RINGPROF_ENABLED 1
-#endif
-
-#include "ringprof/detail/recorder.hpp"
+#include "ringprof/markers.hpp"
 #include "ringprof/context.hpp"
-#include "ringprof/gauge.hpp"
 #include "ringprof/worker_tree.hpp"
 #include "ringprof/profile.hpp"
 #include "ringprof/signature.hpp"
@@ -50,36 +48,11 @@ std::uint64_t dropped_scopes() noexcept;
 // The same per thread (and each thread's name).
 std::vector<ThreadInfo> thread_drops();
 
-// Names the calling thread in every output (otherwise its OS name is used).
-void set_thread_name(std::string_view name);
+// Names the calling thread in every output (otherwise its OS name is used). Never throws: out of
+// memory, the thread keeps its name and stderr says so.
+void set_thread_name(std::string_view name) noexcept;
 
 // Key/value pairs written in the root "metadata" of the timers file.
 void add_metadata(std::string_view key, std::string_view value);
 
 }  // namespace ringprof
-
-#define RINGPROF_CAT_(a, b) a##b
-#define RINGPROF_CAT(a, b) RINGPROF_CAT_(a, b)
-#define RINGPROF_UNIQUE(prefix) RINGPROF_CAT(prefix, __LINE__)
-
-#if RINGPROF_ENABLED
-
-#define RINGPROF_SITE_(var, name_expr)                                                         \
-    static constexpr ::ringprof::Site var { name_expr, __func__, __FILE__, __LINE__ }
-
-// A timer covering the rest of the enclosing block. `name` must be a string literal.
-#define PROF_SCOPE(name)                                     \
-    RINGPROF_SITE_(RINGPROF_UNIQUE(ringprof_site_), name);   \
-    ::ringprof::detail::Scope RINGPROF_UNIQUE(ringprof_scope_) { &RINGPROF_UNIQUE(ringprof_site_) }
-
-// A timer named after the enclosing function.
-#define PROF_FUNCTION()                                                  \
-    RINGPROF_SITE_(RINGPROF_UNIQUE(ringprof_site_), __func__);           \
-    ::ringprof::detail::Scope RINGPROF_UNIQUE(ringprof_scope_) { &RINGPROF_UNIQUE(ringprof_site_) }
-
-#else
-
-#define PROF_SCOPE(name) static_cast<void>(0)
-#define PROF_FUNCTION() static_cast<void>(0)
-
-#endif

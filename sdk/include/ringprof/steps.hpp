@@ -19,10 +19,6 @@
 #include "ringprof/detail/recorder.hpp"
 #include "ringprof/site.hpp"
 
-#ifndef RINGPROF_ENABLED
-#define RINGPROF_ENABLED 1
-#endif
-
 namespace ringprof {
 
 // smdebug's ModeKeys, in the order they are encoded in a step event.
@@ -67,21 +63,5 @@ inline const char* step_mode_name(int mode) noexcept {
 
 }  // namespace ringprof
 
-#define RINGPROF_STEP_CAT_(a, b) a##b
-#define RINGPROF_STEP_VAR_(line) RINGPROF_STEP_CAT_(ringprof_step_, line)
-
-#if RINGPROF_ENABLED
-
-// Step `n` in `mode` (a ringprof::StepMode) from here to the end of the enclosing block.
-#define PROF_STEP_MODE(n, mode) \
-    ::ringprof::detail::StepScope RINGPROF_STEP_VAR_(__LINE__) { static_cast<std::int64_t>(n), (mode) }
-// Training step `n` (mode TRAIN) from here to the end of the enclosing block.
-#define PROF_STEP(n) PROF_STEP_MODE(n, ::ringprof::StepMode::Train)
-
-#else
-
-// sizeof keeps the arguments "used" (no warnings) without evaluating them.
-#define PROF_STEP_MODE(n, mode) static_cast<void>(sizeof(n) + sizeof(mode))
-#define PROF_STEP(n) static_cast<void>(sizeof(n))
-
-#endif
+// PROF_STEP and PROF_STEP_MODE, with every other marker.
+#include "ringprof/markers.hpp"

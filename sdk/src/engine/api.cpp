@@ -1,6 +1,9 @@
 // The free functions of ringprof.hpp: they act on the current session, if any. Each holds the
 // session for the length of the call (PinnedSession), so a call racing with the session's end
 // (another thread returning from main) completes or does nothing, and never hangs the exit.
+#include <cstdio>
+#include <exception>
+
 #include "engine/ring_registry.hpp"
 #include "ringprof/ringprof.hpp"
 #include "engine/session_impl.hpp"
@@ -47,17 +50,22 @@ std::uint64_t dropped_scopes() noexcept {
     }
 }
 
-void set_thread_name(std::string_view name) {
-    if (detail::t_ring == nullptr) {
-        // Register now so the name is attached before the thread's first scope.
-        detail::ensure_default_session();
-        if (detail::g_state.load() == detail::kOff) return;
-        detail::ThreadRing* r = detail::RingRegistry::instance().register_current_thread(
-            detail::ring_capacity_for_new_threads());
-        if (r == nullptr) return;
-        detail::t_ring = &r->ring();
+void set_thread_name(std::string_view name) noexcept {
+    try {
+        if (detail::t_ring == nullptr) {
+            // Register now so the name is attached before the thread's first scope.
+            detail::ensure_default_session();
+            if (detail::g_state.load() == detail::kOff) return;
+            detail::ThreadRing* r = detail::RingRegistry::instance().register_current_thread(
+                detail::ring_capacity_for_new_threads());
+            if (r == nullptr) return;
+            detail::t_ring = &r->ring();
+        }
+        if (detail::ThreadRing* r = detail::RingRegistry::current_thread_ring()) r->set_thread_name(std::string(name));
+    } catch (const std::exception& e) {
+        // Naming is a courtesy: out of memory (the copy of the name), the program goes on.
+        std::fprintf(stderr, "ringprof: set_thread_name: %s; the thread keeps the name it had\n", e.what());
     }
-    if (detail::ThreadRing* r = detail::RingRegistry::current_thread_ring()) r->set_thread_name(std::string(name));
 }
 
 void add_metadata(std::string_view key, std::string_view value) {

@@ -8,7 +8,7 @@ namespace {
 std::atomic<std::uint64_t> g_next_context{1};
 }
 
-Context current_context() noexcept {
+Context capture_context() noexcept {
     const std::uint64_t id = g_next_context.fetch_add(1, std::memory_order_relaxed);
     detail::Event e{0, detail::make_tag(id, detail::EventKind::ContextCapture)};
     // If the capture cannot be recorded, adopting it would nest at the root anyway.

@@ -355,7 +355,7 @@ void Session::add_backend(std::unique_ptr<Backend> backend) {
         try {
             b->on_start(impl_->run);
         } catch (const std::exception& e) {
-            impl_->problems.report(b->name(), "start", e);
+            impl_->report(*b, "start", e);
         }
         impl_->backends.push_back(std::move(backend));
         impl_->attach_spans(b);

@@ -50,7 +50,7 @@ public:
     detail::DropReport drop_report;  // drainer thread only
     int pins = 0;  // API calls using this session now (guarded by the session mutex)
 
-private:
+    // Every failure of a backend goes here, to `problems`.
     void report(const Backend& backend, const char* stage, const std::exception& e);
 };
 

@@ -170,12 +170,9 @@ void TimelineWriter::guarded(const Sink& s, const char* stage, const std::functi
     } catch (const std::exception& e) {
         if (reporter_) {
             reporter_(*s.backend, stage, e);
-            return;
+        } else {
+            own_problems_.report(s.backend->name(), stage, e);
         }
-        std::string message = std::string(s.backend->name()) + " (" + stage + "): " + e.what();
-        if (std::find(errors_.begin(), errors_.end(), message) != errors_.end()) return;
-        errors_.push_back(message);
-        std::fprintf(stderr, "ringprof: backend %s; the data collected so far is kept\n", message.c_str());
     }
 }
 

@@ -43,6 +43,7 @@
 #include "ringprof/backend.hpp"
 #include "ringprof/timeline_backend.hpp"
 #include "engine/step_intervals.hpp"
+#include "process/output_problems.hpp"
 
 namespace ringprof::detail {
 
@@ -89,7 +90,8 @@ public:
     // Drainer thread.
     Hold hold();
 
-    // Where backend failures are reported (before start); unset: on stderr, once per message.
+    // Where backend failures are reported (before start; the session's OutputProblems); unset
+    // (a writer without a session): by an OutputProblems of its own.
     using ProblemReporter = std::function<void(const Backend&, const char* stage, const std::exception&)>;
     void set_problem_reporter(ProblemReporter reporter) { reporter_ = std::move(reporter); }
 
@@ -147,7 +149,7 @@ private:
 
     // Writer side state.
     std::vector<Sink> sinks_;
-    std::vector<std::string> errors_;
+    OutputProblems own_problems_{""};
     ProblemReporter reporter_;
     StepIntervals steps_;
     std::vector<RawSpan> pending_;        // held back until the step horizon passes them

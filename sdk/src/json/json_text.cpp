@@ -1,9 +1,11 @@
 #include "json/json_text.hpp"
 
-#include <charconv>
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
+#include <iterator>
 
 namespace ringprof::detail {
 
@@ -12,47 +14,12 @@ void append_python_float(std::string& out, double value) {
         out += "null";
         return;
     }
-    // Shortest round-trip digits in scientific form: [-]d[.ddd]e[+-]x
-    char buf[64];
-    auto res = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
-    std::string_view sci(buf, static_cast<std::size_t>(res.ptr - buf));
-    const bool negative = sci.front() == '-';
-    if (negative) sci.remove_prefix(1);
-    const std::size_t e = sci.find('e');
-    const int exponent = std::atoi(std::string(sci.substr(e + 1)).c_str());
-    std::string digits;
-    for (char c : sci.substr(0, e)) {
-        if (c != '.') digits += c;
-    }
-    if (negative) out += '-';
-    // Python's repr switches to exponent notation below 1e-4 and from 1e16 on.
-    if (exponent < -4 || exponent >= 16) {
-        out += digits[0];
-        if (digits.size() > 1) {
-            out += '.';
-            out.append(digits, 1, std::string::npos);
-        }
-        char exp[16];
-        std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-        out += exp;
-        return;
-    }
-    if (exponent < 0) {
-        out += "0.";
-        out.append(static_cast<std::size_t>(-exponent - 1), '0');
-        out += digits;
-        return;
-    }
-    const auto int_digits = static_cast<std::size_t>(exponent) + 1;
-    if (digits.size() <= int_digits) {
-        out += digits;
-        out.append(int_digits - digits.size(), '0');
-        out += ".0";
-    } else {
-        out.append(digits, 0, int_digits);
-        out += '.';
-        out.append(digits, int_digits, std::string::npos);
-    }
+    // fmt's shortest round-trip form already switches to exponent notation where Python's repr
+    // does (below 1e-4 and from 1e16 on, two-digit exponents); Python only adds ".0" to a
+    // number written without a point or exponent.
+    const std::size_t start = out.size();
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), value);
+    if (out.find_first_of(".e", start) == std::string::npos) out += ".0";
 }
 
 namespace {

@@ -1,10 +1,6 @@
 #include "merge/merged_file_writer.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <stdexcept>
-
-#include <unistd.h>
+#include <utility>
 
 #include "merge/python_json.hpp"
 
@@ -25,26 +21,14 @@ constexpr PidRange kRanges[] = {{"Step:", 1},           {"Forward", 10000},     
 
 }  // namespace
 
-MergedFileWriter::MergedFileWriter(std::string final_path) : final_path_(std::move(final_path)), buf_(1 << 20) {
+MergedFileWriter::MergedFileWriter(std::string final_path) : file_(std::move(final_path)) {
     for (std::size_t i = 0; i < 11; ++i) next_in_range_[i] = kRanges[i].first;
-    const auto slash = final_path_.rfind('/');
-    const std::string dir = slash == std::string::npos ? std::string() : final_path_.substr(0, slash + 1);
-    const std::string base = slash == std::string::npos ? final_path_ : final_path_.substr(slash + 1);
-    temp_path_ = dir + "." + base + ".tmp." + std::to_string(::getpid());
-    f_ = std::fopen(temp_path_.c_str(), "wb");
-    if (!f_) throw std::runtime_error(temp_path_ + ": cannot create output file: " + std::strerror(errno));
-    std::setvbuf(f_, buf_.data(), _IOFBF, buf_.size());
-}
-
-MergedFileWriter::~MergedFileWriter() {
-    if (f_) std::fclose(f_);
-    if (!done_) std::remove(temp_path_.c_str());
 }
 
 void MergedFileWriter::line(std::string_view text) {
-    std::fputs(first_line_ ? "[\n" : ",\n", f_);
+    file_.write(first_line_ ? "[\n" : ",\n");
     first_line_ = false;
-    std::fwrite(text.data(), 1, text.size(), f_);
+    file_.write(text);
 }
 
 void MergedFileWriter::write(const StoredEvent& e, const std::vector<std::string>& phase_names,
@@ -89,15 +73,8 @@ void MergedFileWriter::write(const StoredEvent& e, const std::vector<std::string
 }
 
 void MergedFileWriter::finish() {
-    std::fputs(first_line_ ? "[]" : "\n]", f_);
-    const bool ok = std::fflush(f_) == 0 && !std::ferror(f_);
-    const bool closed = std::fclose(f_) == 0;
-    f_ = nullptr;
-    if (!ok || !closed) throw std::runtime_error(temp_path_ + ": cannot write output file (disk full?)");
-    if (std::rename(temp_path_.c_str(), final_path_.c_str()) != 0) {
-        throw std::runtime_error(final_path_ + ": cannot rename the finished output into place: " + std::strerror(errno));
-    }
-    done_ = true;
+    file_.write(first_line_ ? "[]" : "\n]");
+    file_.commit();
 }
 
 }  // namespace ringprof::merge

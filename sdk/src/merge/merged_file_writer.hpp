@@ -1,23 +1,23 @@
 // Writes the merged file: events in the order given, pids chosen per phase name by smdebug's
 // ranges, a tid per thread track, and the process/thread metadata events just before the first
-// event that needs them. The file appears only when complete (temporary name, then rename).
+// event that needs them. The file appears only when complete (an AtomicFile).
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "merge/record_store.hpp"
+#include "ringprof/output_files.hpp"
 
 namespace ringprof::merge {
 
 class MergedFileWriter {
 public:
-    // Throws std::runtime_error naming the path when the file cannot be created.
+    // Throws OutputError naming the path when the file cannot be created; destroyed before
+    // finish() succeeded, it leaves nothing behind.
     explicit MergedFileWriter(std::string final_path);
-    ~MergedFileWriter();  // removes the temporary file unless finish() succeeded
     MergedFileWriter(const MergedFileWriter&) = delete;
     MergedFileWriter& operator=(const MergedFileWriter&) = delete;
 
@@ -32,15 +32,13 @@ public:
 private:
     void line(std::string_view text);
 
-    std::string final_path_, temp_path_;
-    std::FILE* f_ = nullptr;
-    std::vector<char> buf_;
+    AtomicFile file_;
     std::string scratch_;
     std::vector<std::int64_t> pid_of_phase_;   // -1 until first seen
     std::vector<std::int64_t> tid_of_thread_;  // 0 until first seen
     std::int64_t next_tid_ = 1;
     std::int64_t next_in_range_[11];
-    bool first_line_ = true, done_ = false;
+    bool first_line_ = true;
     std::uint64_t events_ = 0, metadata_ = 0;
 };
 

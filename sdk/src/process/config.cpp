@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -36,7 +37,16 @@ Config Config::from_environment() {
     if (auto v = env_unsigned("RINGPROF_RING_BYTES", kMinRingBytes, detail::kMaxRingBytes)) {
         c.ring_bytes = static_cast<std::size_t>(*v);
     }
-    if (auto v = env_bool("RINGPROF_ENABLED")) c.start_enabled = *v;
+    // RINGPROF_ENABLED is this setting's first name, kept working; it is also the compile-out
+    // macro, which means something else, hence the name that says what it does.
+    const std::optional<bool> start_recording = env_bool("RINGPROF_START_RECORDING");
+    const std::optional<bool> enabled = env_bool("RINGPROF_ENABLED");
+    if (start_recording) c.start_enabled = *start_recording;
+    else if (enabled) c.start_enabled = *enabled;
+    if (start_recording && enabled && *start_recording != *enabled) {
+        detail::warn_env("RINGPROF_ENABLED", env_string("RINGPROF_ENABLED").value_or(""),
+                         "RINGPROF_START_RECORDING, its newer name, is set too and is used");
+    }
     if (auto v = env_string("RINGPROF_BACKENDS")) c.backends = detail::split_list(*v);
     if (auto v = env_string("RINGPROF_TIMERS_FORMAT")) {
         if (*v == "dict") c.timers_format = TimersFormat::Dict;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -70,22 +71,82 @@ void ensure_output_dir(const std::string& dir) {
 }
 
 void write_file_atomically(const std::string& path, std::string_view content) {
-    const std::string tmp = path + "." + std::to_string(::getpid()) + ".tmp";
-    OutputFile f;
-    f.open(tmp);
+    AtomicFile f(path);
+    f.write(content);
+    f.commit();
+}
+
+// ---------------------------------------------------------------- AtomicFile
+
+namespace {
+// Pieces are gathered up to this size before a write(): merged timelines arrive as millions of
+// lines of ~100 bytes, and 1 MiB was the merge writer's stdio buffer before it used this class.
+constexpr std::size_t kAtomicFileBuffer = std::size_t{1} << 20;
+
+OutputError keeping_previous(const OutputError& e, const std::string& path) {
+    return OutputError(std::string(e.what()) + " (the previous version of '" + path + "', if any, is kept)",
+                       e.folder(), e.reason());
+}
+}  // namespace
+
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+    file_.open(path_ + "." + std::to_string(current_pid()) + ".tmp");
+}
+
+AtomicFile::~AtomicFile() {
+    if (committed_ || !file_.is_open()) return;  // a forked child never removes its parent's file
+    const std::string temp = file_.path();
     try {
-        f.write(content);
-        f.close();
+        file_.close();
+    } catch (const OutputError&) {
+        // Being discarded anyway.
+    }
+    ::unlink(temp.c_str());
+}
+
+void AtomicFile::write_buffer() {
+    try {
+        file_.write(buffer_);
     } catch (const OutputError& e) {
-        ::unlink(tmp.c_str());
-        throw OutputError(std::string(e.what()) + " (the previous version of '" + path + "', if any, is kept)",
-                          e.folder(), e.reason());
+        throw keeping_previous(e, path_);
     }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    buffer_.clear();
+}
+
+void AtomicFile::write(std::string_view data) {
+    if (buffer_.size() + data.size() <= kAtomicFileBuffer) {
+        if (buffer_.capacity() == 0) buffer_.reserve(std::min(kAtomicFileBuffer, std::max<std::size_t>(data.size(), 4096)));
+        buffer_.append(data);
+        return;
+    }
+    write_buffer();
+    if (data.size() >= kAtomicFileBuffer) {
+        try {
+            file_.write(data);
+        } catch (const OutputError& e) {
+            throw keeping_previous(e, path_);
+        }
+    } else {
+        buffer_.append(data);
+    }
+}
+
+void AtomicFile::commit() {
+    if (!file_.is_open()) return;
+    write_buffer();
+    const std::string temp = file_.path();
+    try {
+        file_.close();
+    } catch (const OutputError& e) {
+        ::unlink(temp.c_str());
+        throw keeping_previous(e, path_);
+    }
+    if (std::rename(temp.c_str(), path_.c_str()) != 0) {
         const int err = errno;
-        ::unlink(tmp.c_str());
-        throw output_error("cannot replace", path, err);
+        ::unlink(temp.c_str());
+        throw output_error("cannot replace", path_, err);
     }
+    committed_ = true;
 }
 
 // ---------------------------------------------------------------- OutputFile

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <tuple>
 
+#include "engine/session_impl.hpp"
 #include "ringprof/detail/signature_scope.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/session.hpp"
@@ -60,20 +62,34 @@ std::vector<FunctionStats> difference(const std::vector<FunctionStats>& now, con
     return out;
 }
 
+// The statistics of the session a Profile records into: the one it started (alive as long as
+// the Profile), or the one that was running when it was made, held for the length of the call
+// (PinnedSession) so that a call racing with that session's end (process exit, the program's
+// own session destroyed) completes or finds it gone. Gone, or replaced: nothing.
+std::optional<std::vector<FunctionStats>> stats_of(Session* owned, const Session* borrowed) {
+    if (owned != nullptr) return owned->snapshot().stats;
+    detail::PinnedSession s;
+    if (!s || s.get() != borrowed) return std::nullopt;
+    return s->snapshot().stats;
+}
+
 ProfilerCode code_of(const FunctionStats& f) { return ProfilerCode{f.file, f.line, f.name, f.signature}; }
 
 }  // namespace
 
 Profile::Profile(ProfileOptions options) : options_(std::move(options)) {
-    session_ = Session::current();
-    if (session_ != nullptr) {
-        if (options_.custom_timer != nullptr && session_->config().custom_clock != options_.custom_timer) {
-            throw std::logic_error(
-                "ringprof::Profile: a session with another clock is already recording; a custom_timer "
-                "can only be used by a Profile that starts the session");
+    {
+        detail::PinnedSession s;
+        if (s) {
+            if (options_.custom_timer != nullptr && s->config().custom_clock != options_.custom_timer) {
+                throw std::logic_error(
+                    "ringprof::Profile: a session with another clock is already recording; a custom_timer "
+                    "can only be used by a Profile that starts the session");
+            }
+            baseline_ = s->snapshot().stats;  // what the running session collected before us
+            borrowed_ = s.get();
+            return;
         }
-        baseline_ = session_->snapshot().stats;  // what the running session collected before us
-        return;
     }
     Config config = options_.session ? *options_.session : Config::from_environment();
     config.start_enabled = false;  // accelerate's Profile records from enable() on
@@ -82,7 +98,6 @@ Profile::Profile(ProfileOptions options) : options_(std::move(options)) {
         config.custom_clock_seconds_per_tick = options_.time_unit;
     }
     owned_ = std::make_unique<Session>(std::move(config));
-    session_ = owned_.get();
 }
 
 Profile::~Profile() {
@@ -100,9 +115,15 @@ void Profile::enable(bool subcalls) {
 
 void Profile::disable() { ringprof::disable(); }
 
-void Profile::clear() { baseline_ = session_->snapshot().stats; }
+void Profile::clear() {
+    std::optional<std::vector<FunctionStats>> now = stats_of(owned_.get(), borrowed_);
+    baseline_ = now ? std::move(*now) : std::vector<FunctionStats>{};
+}
 
-std::vector<FunctionStats> Profile::stats() { return difference(session_->snapshot().stats, baseline_); }
+std::vector<FunctionStats> Profile::stats() {
+    const std::optional<std::vector<FunctionStats>> now = stats_of(owned_.get(), borrowed_);
+    return now ? difference(*now, baseline_) : std::vector<FunctionStats>{};
+}
 
 std::vector<ProfilerEntry> Profile::getstats() {
     const std::vector<FunctionStats> rows = stats();

@@ -1,5 +1,9 @@
 // <run_id>_stats.json: the saved profile `ringprof stats` reads. One function per line, so two
 // saved profiles diff line by line.
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
+#include <iterator>
 #include <string>
 
 #include "json/json_text.hpp"
@@ -10,9 +14,8 @@ namespace ringprof {
 namespace {
 
 void append_counts(std::string& out, const CallCounts& c) {
-    out += "\"ncalls\": " + std::to_string(c.ncalls);
-    out += ", \"primitive_calls\": " + std::to_string(c.primitive_calls);
-    out += ", \"tottime\": ";
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("\"ncalls\": {}, \"primitive_calls\": {}, \"tottime\": "),
+                   c.ncalls, c.primitive_calls);
     detail::append_python_float(out, c.tottime);
     out += ", \"cumtime\": ";
     detail::append_python_float(out, c.cumtime);
@@ -29,7 +32,7 @@ std::string write_stats_json(const std::vector<FunctionStats>& stats, std::strin
         out += i == 0 ? "\n        {" : ",\n        {";
         out += "\"file\": ";
         detail::append_json_string(out, f.file);
-        out += ", \"line\": " + std::to_string(f.line) + ", \"name\": ";
+        fmt::format_to(std::back_inserter(out), FMT_COMPILE(", \"line\": {}, \"name\": "), f.line);
         detail::append_json_string(out, f.name);
         out += ", \"signature\": ";
         detail::append_json_string(out, f.signature);
@@ -38,7 +41,7 @@ std::string write_stats_json(const std::vector<FunctionStats>& stats, std::strin
         out += ", \"callees\": [";
         for (std::size_t k = 0; k < f.callees.size(); ++k) {
             out += k == 0 ? "{" : ", {";
-            out += "\"callee\": " + std::to_string(f.callees[k].callee) + ", ";
+            fmt::format_to(std::back_inserter(out), FMT_COMPILE("\"callee\": {}, "), f.callees[k].callee);
             append_counts(out, f.callees[k].counts);
             out += "}";
         }

@@ -1,12 +1,12 @@
 // The table in pstats' print_stats layout (which cProfile and accelerate.profiler use), so
 // people and scripts used to those read it without surprises.
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
-#include <numeric>
+#include <iterator>
 #include <ostream>
-#include <sstream>
 #include <string>
-#include <tuple>
 
 #include "ringprof/stats.hpp"
 
@@ -31,13 +31,6 @@ std::string shown_file(const std::string& file, bool strip_dirs) {
     if (!strip_dirs) return file;
     const std::size_t slash = file.find_last_of('/');
     return slash == std::string::npos ? file : file.substr(slash + 1);
-}
-
-// pstats' f8: eight columns, three decimals.
-std::string f8(double seconds) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%8.3f", seconds);
-    return buf;
 }
 
 struct Row {
@@ -78,7 +71,7 @@ bool sorts_before(const Row& a, const Row& b, StatsSort sort) {
 
 }  // namespace
 
-void print_stats_table(std::ostream& out, const std::vector<FunctionStats>& stats, const StatsTableOptions& options) {
+std::string stats_table(const std::vector<FunctionStats>& stats, const StatsTableOptions& options) {
     std::uint64_t total_calls = 0, primitive_calls = 0;
     double total_time = 0.0;
     std::vector<Row> rows;
@@ -88,47 +81,54 @@ void print_stats_table(std::ostream& out, const std::vector<FunctionStats>& stat
         primitive_calls += f.counts.primitive_calls;
         total_time += f.counts.tottime;
         Row r{&f, shown_file(f.file, options.strip_dirs), {}};
-        r.stdname = r.file + ":" + std::to_string(f.line) + "(" + f.label() + ")";
+        r.stdname = fmt::format(FMT_COMPILE("{}:{}({})"), r.file, f.line, f.label());
         rows.push_back(std::move(r));
     }
     std::stable_sort(rows.begin(), rows.end(),
                      [&](const Row& a, const Row& b) { return sorts_before(a, b, options.sort); });
 
-    if (!options.source.empty()) out << options.source << "\n\n";
-    out << "         " << total_calls << " function calls ";
-    if (total_calls != primitive_calls) out << "(" << primitive_calls << " primitive calls) ";
-    char seconds[64];
-    std::snprintf(seconds, sizeof seconds, "in %.3f seconds\n\n", total_time);
-    out << seconds;
-    if (rows.empty()) return;
+    std::string out;
+    auto to = std::back_inserter(out);
+    if (!options.source.empty()) fmt::format_to(to, FMT_COMPILE("{}\n\n"), options.source);
+    fmt::format_to(to, FMT_COMPILE("         {} function calls "), total_calls);
+    if (total_calls != primitive_calls) fmt::format_to(to, FMT_COMPILE("({} primitive calls) "), primitive_calls);
+    fmt::format_to(to, FMT_COMPILE("in {:.3f} seconds\n\n"), total_time);
+    if (rows.empty()) return out;
 
-    out << "   Ordered by: " << order_description(options.sort) << "\n";
+    fmt::format_to(to, FMT_COMPILE("   Ordered by: {}\n"), order_description(options.sort));
     const std::size_t all = rows.size();
     if (options.limit != 0 && options.limit < all) {
         rows.resize(options.limit);
-        out << "   List reduced from " << all << " to " << rows.size() << " due to restriction <" << options.limit
-            << ">\n";
+        fmt::format_to(to, FMT_COMPILE("   List reduced from {} to {} due to restriction <{}>\n"), all, rows.size(),
+                       options.limit);
     }
-    out << "\n   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n";
+    out += "\n   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n";
+    out.reserve(out.size() + rows.size() * 96);
     for (const Row& r : rows) {
         const CallCounts& c = r.f->counts;
-        std::string ncalls = std::to_string(c.ncalls);
-        if (c.ncalls != c.primitive_calls) ncalls += "/" + std::to_string(c.primitive_calls);
-        if (ncalls.size() < 9) ncalls.insert(0, 9 - ncalls.size(), ' ');
-        out << ncalls << ' ' << f8(c.tottime) << ' '
-            << (c.ncalls == 0 ? std::string(8, ' ') : f8(c.tottime / static_cast<double>(c.ncalls))) << ' '
-            << f8(c.cumtime) << ' '
-            << (c.primitive_calls == 0 ? std::string(8, ' ')
-                                       : f8(c.cumtime / static_cast<double>(c.primitive_calls)))
-            << ' ' << r.stdname << '\n';
+        // ncalls, or "ncalls/primitive" for recursive rows, right-aligned in nine columns; then
+        // pstats' f8 columns (eight wide, three decimals), blank where a per-call time is undefined.
+        if (c.ncalls != c.primitive_calls) {
+            const std::string calls = fmt::format(FMT_COMPILE("{}/{}"), c.ncalls, c.primitive_calls);
+            fmt::format_to(to, FMT_COMPILE("{:>9} "), calls);
+        } else {
+            fmt::format_to(to, FMT_COMPILE("{:>9} "), c.ncalls);
+        }
+        fmt::format_to(to, FMT_COMPILE("{:8.3f} "), c.tottime);
+        if (c.ncalls == 0) out.append(8, ' ');
+        else fmt::format_to(to, FMT_COMPILE("{:8.3f}"), c.tottime / static_cast<double>(c.ncalls));
+        fmt::format_to(to, FMT_COMPILE(" {:8.3f} "), c.cumtime);
+        if (c.primitive_calls == 0) out.append(8, ' ');
+        else fmt::format_to(to, FMT_COMPILE("{:8.3f}"), c.cumtime / static_cast<double>(c.primitive_calls));
+        fmt::format_to(to, FMT_COMPILE(" {}\n"), r.stdname);
     }
-    out << "\n\n";
+    out += "\n\n";
+    return out;
 }
 
-std::string stats_table(const std::vector<FunctionStats>& stats, const StatsTableOptions& options) {
-    std::ostringstream out;
-    print_stats_table(out, stats, options);
-    return out.str();
+void print_stats_table(std::ostream& out, const std::vector<FunctionStats>& stats, const StatsTableOptions& options) {
+    const std::string table = stats_table(stats, options);
+    out.write(table.data(), static_cast<std::streamsize>(table.size()));
 }
 
 }  // namespace ringprof

@@ -1,3 +1,8 @@
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <iterator>
 #include <string>
 
 #include "json/json_text.hpp"
@@ -14,6 +19,10 @@ using detail::append_python_float;
 // deeper, the text goes on one line. Indentation that grows with depth made a 10,000-level
 // recursion write 3.2 GB (quadratic); capped, that file is a few MB.
 constexpr int kMaxIndentDepth = 32;
+
+void append_count(std::string& out, std::uint64_t n) {
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), n);
+}
 
 void line_break(std::string& out, int depth) {
     if (depth > kMaxIndentDepth) return;
@@ -55,8 +64,8 @@ void write_gauge_fields(ObjectWriter& w, const Gauge& g, bool list_form) {
         append_python_float(w.key("min"), g.min);
         append_python_float(w.key("max"), g.max);
     }
-    w.key("count") += std::to_string(g.count);
-    if (g.non_finite != 0) w.key("non_finite") += std::to_string(g.non_finite);
+    append_count(w.key("count"), g.count);
+    if (g.non_finite != 0) append_count(w.key("non_finite"), g.non_finite);
 }
 
 void write_gauges(std::string& out, const TimerTree& tree, int depth, TimersFormat format) {
@@ -101,7 +110,7 @@ void write_node(std::string& out, const TimerNode& node, int depth, TimersFormat
         if (!root_extras->metadata.empty()) write_metadata(w.key("metadata"), *root_extras, depth + 1);
     }
     append_python_float(w.key("total"), node.total);
-    w.key("count") += std::to_string(node.count);
+    append_count(w.key("count"), node.count);
     if (node.is_parallel) w.key("is_parallel") += "true";
     append_python_float(w.key("self"), node.self());
     if (!node.children.empty()) {

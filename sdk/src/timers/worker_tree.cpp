@@ -59,7 +59,7 @@ void merge_worker_tree(std::string_view timers_json, std::string_view graft_path
     detail::ensure_default_session();
     detail::PinnedSession s;
     if (!s) return;
-    s->graft(current_context(), graft_path, tree);
+    s->graft(capture_context(), graft_path, tree);
 }
 
 bool send_worker_tree(int fd) {

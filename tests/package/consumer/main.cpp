@@ -1,3 +1,4 @@
+#include <ringprof/markers.hpp>  // installed, and enough for the markers
 #include <ringprof/ringprof.hpp>
 #include <ringprof/timers_json.hpp>
 

@@ -12,10 +12,6 @@
 #include "ringprof/detail/ring.hpp"
 #include "ringprof/site.hpp"
 
-#ifndef RINGPROF_ENABLED
-#define RINGPROF_ENABLED 1
-#endif
-
 namespace ringprof::detail {
 
 enum RecorderState : std::uint8_t {
@@ -56,6 +52,7 @@ Closing begin_slow(const Site* site) noexcept;
 Closing open_slow(Event* events, std::uint64_t n) noexcept;  // fills events[0].tsc
 void close_slow(Closing closing, std::uint64_t tag) noexcept;  // refused or custom clock
 bool write_slow(Event* events, std::uint64_t n) noexcept;
+// The session's clock, custom or built-in (sdk/src/engine/session.cpp).
 std::uint64_t slow_ticks() noexcept;
 
 inline bool uses_fast_path() noexcept {

@@ -239,9 +239,5 @@ struct SignatureList {
 template <class... A>
 SignatureList<std::remove_cv_t<A>...> signature_of(const A&...) noexcept;
 
-// Never called: PROF_FUNCTION_SIG compiled out names its arguments here, unevaluated.
-template <class... A>
-char ignore_arguments(const A&...) noexcept;
-
 }  // namespace detail
 }  // namespace ringprof
