@@ -12,47 +12,49 @@ void append_python_float(std::string& out, double value) {
         out += "null";
         return;
     }
-    // Shortest round-trip digits in scientific form: [-]d[.ddd]e[+-]x
+    // Shortest round-trip digits in scientific form, [-]d[.ddd]e[+-]x, laid out in place (no
+    // temporaries: merged timelines print two numbers per event).
+    char sci[64];
+    const char* const end = std::to_chars(sci, sci + sizeof sci, value, std::chars_format::scientific).ptr;
+    const char* p = sci;
     char buf[64];
-    auto res = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
-    std::string_view sci(buf, static_cast<std::size_t>(res.ptr - buf));
-    const bool negative = sci.front() == '-';
-    if (negative) sci.remove_prefix(1);
-    const std::size_t e = sci.find('e');
-    const int exponent = std::atoi(std::string(sci.substr(e + 1)).c_str());
-    std::string digits;
-    for (char c : sci.substr(0, e)) {
-        if (c != '.') digits += c;
-    }
-    if (negative) out += '-';
+    char* o = buf;
+    if (*p == '-') *o++ = *p++;
+    char digits[24];
+    int ndigits = 0;
+    for (; *p != 'e'; ++p)
+        if (*p != '.') digits[ndigits++] = *p;
+    int exponent = 0;
+    std::from_chars(p[1] == '+' ? p + 2 : p + 1, end, exponent);
+    const auto put = [&](const char* from, int n) { for (int k = 0; k < n; ++k) *o++ = from[k]; };
     // Python's repr switches to exponent notation below 1e-4 and from 1e16 on.
     if (exponent < -4 || exponent >= 16) {
-        out += digits[0];
-        if (digits.size() > 1) {
-            out += '.';
-            out.append(digits, 1, std::string::npos);
+        *o++ = digits[0];
+        if (ndigits > 1) {
+            *o++ = '.';
+            put(digits + 1, ndigits - 1);
         }
-        char exp[16];
-        std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-        out += exp;
-        return;
-    }
-    if (exponent < 0) {
-        out += "0.";
-        out.append(static_cast<std::size_t>(-exponent - 1), '0');
-        out += digits;
-        return;
-    }
-    const auto int_digits = static_cast<std::size_t>(exponent) + 1;
-    if (digits.size() <= int_digits) {
-        out += digits;
-        out.append(int_digits - digits.size(), '0');
-        out += ".0";
+        *o++ = 'e';
+        *o++ = exponent < 0 ? '-' : '+';
+        const int x = std::abs(exponent);
+        if (x < 10) *o++ = '0';
+        o = std::to_chars(o, buf + sizeof buf, x).ptr;
+    } else if (exponent < 0) {
+        *o++ = '0';
+        *o++ = '.';
+        for (int k = 0; k < -exponent - 1; ++k) *o++ = '0';
+        put(digits, ndigits);
+    } else if (ndigits <= exponent + 1) {
+        put(digits, ndigits);
+        for (int k = ndigits; k < exponent + 1; ++k) *o++ = '0';
+        *o++ = '.';
+        *o++ = '0';
     } else {
-        out.append(digits, 0, int_digits);
-        out += '.';
-        out.append(digits, int_digits, std::string::npos);
+        put(digits, exponent + 1);
+        *o++ = '.';
+        put(digits + exponent + 1, ndigits - exponent - 1);
     }
+    out.append(buf, o);
 }
 
 namespace {
@@ -78,17 +80,67 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
     return 0;
 }
 
-void append_valid_utf8(std::string& out, std::string_view s) {
-    for (std::size_t i = 0; i < s.size();) {
+namespace {
+
+unsigned decode_utf8(std::string_view seq) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned>(static_cast<unsigned char>(seq[k])); };
+    switch (seq.size()) {
+        case 1: return b(0);
+        case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+        case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+        default: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    }
+}
+
+// The one walk over arbitrary bytes as UTF-8. Runs of bytes `plain` accepts (ASCII only) are
+// appended whole; every other character goes to `other(out, code_point, its_utf8_bytes)`, a byte
+// that starts no valid sequence as U+FFFD.
+template <class Plain, class Other>
+void walk_utf8(std::string& out, std::string_view s, Plain plain, Other other) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        std::size_t j = i;
+        while (j < s.size() && plain(static_cast<unsigned char>(s[j]))) ++j;
+        out.append(s.data() + i, j - i);
+        if (j == s.size()) return;
+        i = j;
         const std::size_t n = utf8_sequence_length(s, i);
         if (n == 0) {
-            out += kReplacement;
+            other(out, 0xFFFDu, kReplacement);
             ++i;
         } else {
-            out.append(s, i, n);
+            const std::string_view seq = s.substr(i, n);
+            other(out, decode_utf8(seq), seq);
             i += n;
         }
     }
+}
+
+void append_u_escape(std::string& out, unsigned cp) {
+    static const char hex[] = "0123456789abcdef";
+    const char buf[6] = {'\\', 'u', hex[(cp >> 12) & 0xF], hex[(cp >> 8) & 0xF], hex[(cp >> 4) & 0xF], hex[cp & 0xF]};
+    out.append(buf, 6);
+}
+
+// An ASCII character JSON needs escaped, as Python's json module escapes it.
+void append_ascii_escape(std::string& out, unsigned c) {
+    switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default: append_u_escape(out, c);
+    }
+}
+
+}  // namespace
+
+void append_valid_utf8(std::string& out, std::string_view s) {
+    walk_utf8(out, s, [](unsigned char c) { return c < 0x80; },
+              [](std::string& o, unsigned, std::string_view seq) { o += seq; });
 }
 
 std::string valid_utf8(std::string_view s) {
@@ -98,39 +150,27 @@ std::string valid_utf8(std::string_view s) {
     return out;
 }
 
-void append_json_string(std::string& out, std::string_view s) {
+void append_json_string(std::string& out, std::string_view s, NonAscii non_ascii) {
     out += '"';
-    for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x80) {
-            const std::size_t n = utf8_sequence_length(s, i);
-            if (n == 0) {
-                out += kReplacement;
-                ++i;
-            } else {
-                out.append(s, i, n);
-                i += n;
-            }
-            continue;
-        }
-        ++i;
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
-            default:
-                if (c < 0x20) {
-                    char esc[8];
-                    std::snprintf(esc, sizeof esc, "\\u%04x", c);
-                    out += esc;
-                } else {
-                    out += static_cast<char>(c);
-                }
-        }
+    if (non_ascii == NonAscii::keep) {
+        walk_utf8(out, s, [](unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; },
+                  [](std::string& o, unsigned cp, std::string_view seq) {
+                      if (cp < 0x80) append_ascii_escape(o, cp); else o += seq;
+                  });
+    } else {
+        // Python's ensure_ascii: DEL and everything above ASCII as \uXXXX, surrogate pairs above
+        // the Basic Multilingual Plane.
+        walk_utf8(out, s, [](unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; },
+                  [](std::string& o, unsigned cp, std::string_view) {
+                      if (cp < 0x80) {
+                          append_ascii_escape(o, cp);
+                      } else if (cp > 0xFFFF) {
+                          append_u_escape(o, 0xD800 + ((cp - 0x10000) >> 10));
+                          append_u_escape(o, 0xDC00 + ((cp - 0x10000) & 0x3FF));
+                      } else {
+                          append_u_escape(o, cp);
+                      }
+                  });
     }
     out += '"';
 }

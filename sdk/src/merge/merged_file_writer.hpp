@@ -30,12 +30,15 @@ public:
     std::uint64_t metadata() const { return metadata_; }
 
 private:
-    void line(std::string_view text);
+    static constexpr std::size_t kFlushBytes = 1 << 20;
+    void line_start();
+    void append_int(std::int64_t v);
+    void drain(bool all);
 
     std::string final_path_, temp_path_;
     std::FILE* f_ = nullptr;
-    std::vector<char> buf_;
-    std::string scratch_;
+    std::string out_;
+    bool write_failed_ = false;
     std::vector<std::int64_t> pid_of_phase_;   // -1 until first seen
     std::vector<std::int64_t> tid_of_thread_;  // 0 until first seen
     std::int64_t next_tid_ = 1;
