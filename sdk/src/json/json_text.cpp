@@ -54,7 +54,7 @@ void append_python_float(std::string& out, double value) {
         *o++ = '.';
         put(digits + exponent + 1, ndigits - exponent - 1);
     }
-    out.append(buf, o);
+    out.append(buf, static_cast<std::size_t>(o - buf));
 }
 
 namespace {

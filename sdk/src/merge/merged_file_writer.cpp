@@ -50,7 +50,7 @@ void MergedFileWriter::line_start() {
 
 void MergedFileWriter::append_int(std::int64_t v) {
     char buf[24];
-    out_.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+    out_.append(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
 }
 
 // Lines are built in one buffer and handed to stdio a megabyte at a time: per-line fputs/fwrite

@@ -28,16 +28,23 @@ std::string_view trim_token(std::string_view t) {
 }
 
 bool read_number(value v, TraceNumber& out) {
-    number_type nt;
-    if (v.get_number_type().get(nt)) return false;
-    if (nt == number_type::signed_integer) {
-        std::int64_t i;
-        if (v.get_int64().get(i)) return false;
-        out = TraceNumber::integer(i);
+    // One parse of the digits (asking the type first parsed them twice).
+    simdjson::ondemand::number n;
+    if (!v.get_number().get(n)) {
+        if (n.get_number_type() == number_type::signed_integer) {
+            out = TraceNumber::integer(n.get_int64());
+            return true;
+        }
+        const double d = n.get_number_type() == number_type::unsigned_integer ? static_cast<double>(n.get_uint64())
+                                                                              : n.get_double();
+        if (!std::isfinite(d)) return false;
+        out = TraceNumber::floating(d);
         return true;
     }
+    number_type nt;
+    if (v.get_number_type().get(nt)) return false;
     double d;
-    if (v.get_double().get(d) || !std::isfinite(d)) return false;
+    if (nt == number_type::signed_integer || v.get_double().get(d) || !std::isfinite(d)) return false;
     out = TraceNumber::floating(d);
     return true;
 }
@@ -149,10 +156,10 @@ bool read_args(value v, Parsed& p) {
     std::string& out = p.args;
     out += '{';
     bool first = true;
-    for (auto f : o) {
+    for (auto member : o) {
         std::string_view key;
         value c;
-        if (f.unescaped_key().get(key) || f.value().get(c)) return false;
+        if (member.unescaped_key().get(key) || member.value().get(c)) return false;
         if (!first) out += ", ";
         first = false;
         detail::append_json_string(out, key, detail::NonAscii::escape);
@@ -238,10 +245,10 @@ std::size_t parse_batch(simdjson::ondemand::parser& parser, std::string_view tex
 }
 
 bool parse_event_object(simdjson::ondemand::object obj, Parsed& p) {
-    for (auto f : obj) {
+    for (auto member : obj) {
         std::string_view key;
         value v;
-        if (f.unescaped_key().get(key) || f.value().get(v)) return false;
+        if (member.unescaped_key().get(key) || member.value().get(v)) return false;
         if (key == "ph") {
             json_type vt;
             if (v.type().get(vt)) return false;
