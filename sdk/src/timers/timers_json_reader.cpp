@@ -17,12 +17,11 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-// Nesting is read by recursion, so it is bounded: a file nested 100,000 levels deep overflowed
-// the stack. Under ASan a level (read_node + read_children) takes about 8 KiB of stack, and 1,000
-// levels overflowed the main thread's 8 MiB; 256 levels stay near 2 MiB there, leave room for the
-// recursive code that handles the tree afterwards (merge, writers, flame graphs), and are far
-// beyond any recorded tree (ML-Agents' are about 10 deep).
-constexpr int kMaxTreeDepth = 256;
+// Nesting is read by recursion, so it is bounded, at the depth every ringprof writer keeps to
+// (kMaxTreeDepth, ringprof/timer_tree.hpp): a file nested 100,000 levels deep overflowed the
+// stack. Under ASan a level (read_node + read_children) takes about 8 KiB of stack; 256 levels
+// stay near 2 MiB, and are far beyond any recorded tree (ML-Agents' are about 10 deep).
+constexpr int kMaxDepth = static_cast<int>(kMaxTreeDepth);
 
 using json::fail_at;
 using json::finite_number;
@@ -107,8 +106,8 @@ void read_children(od::value v, TimerNode& node, int depth) {
 }
 
 void read_node(od::value node_value, TimerNode& node, TimerTree* root_extras, int depth) {
-    if (depth > kMaxTreeDepth) {
-        fail_at(node_value, "the tree is nested deeper than " + std::to_string(kMaxTreeDepth) + " levels");
+    if (depth > kMaxDepth) {
+        fail_at(node_value, "the tree is nested deeper than " + std::to_string(kMaxDepth) + " levels");
     }
     const char* start = where(node_value);
     bool has_total = false, has_count = false;

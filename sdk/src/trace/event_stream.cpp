@@ -167,42 +167,83 @@ void EventStream::unbracket() {
 
 namespace {
 
-// Bit i set where p[i] is a quote, a backslash or a bracket, for the 64 bytes at p.
-inline std::uint64_t structure_mask(const char* p) {
+// The 64 bytes at p, classified: bit i of each mask says what p[i] is.
+struct BlockMasks {
+    std::uint64_t quote = 0, backslash = 0, bracket = 0;  // bracket: any of {}[]
+};
+
+inline BlockMasks classify(const char* p) {
+    BlockMasks m;
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\');
     // '{' 0x7B / '[' 0x5B and '}' 0x7D / ']' 0x5D differ only in bit 0x20.
     const __m128i fold = _mm_set1_epi8(0x20), open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
-    std::uint64_t m = 0;
     for (int i = 0; i < 4; ++i) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
         const __m128i f = _mm_or_si128(v, fold);
-        const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, slash)),
-                                         _mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close)));
-        m |= static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(hit))) << (16 * i);
+        const auto bits = [](__m128i x) { return static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(x))); };
+        m.quote |= bits(_mm_cmpeq_epi8(v, quote)) << (16 * i);
+        m.backslash |= bits(_mm_cmpeq_epi8(v, slash)) << (16 * i);
+        m.bracket |= bits(_mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close))) << (16 * i);
     }
-    return m;
 #else
-    std::uint64_t m = 0;
     for (int i = 0; i < 64; ++i) {
         const char c = p[i];
-        m |= static_cast<std::uint64_t>(c == '"' || c == '\\' || c == '{' || c == '[' || c == '}' || c == ']') << i;
+        m.quote |= static_cast<std::uint64_t>(c == '"') << i;
+        m.backslash |= static_cast<std::uint64_t>(c == '\\') << i;
+        m.bracket |= static_cast<std::uint64_t>(c == '{' || c == '[' || c == '}' || c == ']') << i;
     }
-    return m;
 #endif
+    return m;
+}
+
+// Bit i of the result: an odd number of bits of x at or below i (inside a string, for quotes).
+inline std::uint64_t prefix_xor(std::uint64_t x) {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    return x;
 }
 
 // Where the object starting at text[from] ('{') closes: the index just past its '}', or 0 when
 // it does not close within [from, end), nests deeper than 256 levels or has a mismatched
 // bracket (the careful scanner then says which). Reads up to 63 bytes past `end` (padding).
+// A block without backslashes (nearly all) finds its strings by prefix XOR of its quotes and
+// looks only at the brackets outside them; a block with backslashes is walked quote by quote.
 std::size_t object_end(const char* text, std::size_t from, std::size_t end) {
     char stack[256];
     std::size_t depth = 0;
     bool in_string = false;
     std::size_t skip_to = 0;  // a byte escaped by a backslash is not looked at
+    const auto bracket = [&](std::size_t i) -> int {  // 1: the object closed at i, -1: give up
+        const char c = text[i];
+        if (c == '{' || c == '[') {
+            if (depth == sizeof stack) return -1;
+            stack[depth++] = c;
+            return 0;
+        }
+        if (depth == 0 || stack[depth - 1] != (c == '}' ? '{' : '[')) return -1;
+        return --depth == 0 ? 1 : 0;
+    };
     for (std::size_t block = from; block < end; block += 64) {
-        std::uint64_t any = structure_mask(text + block);
-        if (end - block < 64) any &= (std::uint64_t{1} << (end - block)) - 1;
+        const BlockMasks m = classify(text + block);
+        const std::uint64_t in_range = end - block < 64 ? (std::uint64_t{1} << (end - block)) - 1 : ~std::uint64_t{0};
+        if (m.backslash == 0 && skip_to <= block) {
+            const std::uint64_t inside = prefix_xor(m.quote) ^ (in_string ? ~std::uint64_t{0} : 0);
+            std::uint64_t todo = m.bracket & ~inside & in_range;
+            while (todo) {
+                const std::size_t i = block + static_cast<std::size_t>(__builtin_ctzll(todo));
+                todo &= todo - 1;
+                const int r = bracket(i);
+                if (r != 0) return r > 0 ? i + 1 : 0;
+            }
+            in_string = (inside >> 63) != 0;
+            continue;
+        }
+        std::uint64_t any = (m.quote | m.backslash | m.bracket) & in_range;
         while (any) {
             const std::size_t i = block + static_cast<std::size_t>(__builtin_ctzll(any));
             any &= any - 1;
@@ -215,12 +256,9 @@ std::size_t object_end(const char* text, std::size_t from, std::size_t end) {
             }
             if (c == '"') {
                 in_string = true;
-            } else if (c == '{' || c == '[') {
-                if (depth == sizeof stack) return 0;
-                stack[depth++] = c;
-            } else if (c == '}' || c == ']') {
-                if (depth == 0 || stack[depth - 1] != (c == '}' ? '{' : '[')) return 0;
-                if (--depth == 0) return i + 1;
+            } else if (c != '\\') {
+                const int r = bracket(i);
+                if (r != 0) return r > 0 ? i + 1 : 0;
             }
         }
     }
