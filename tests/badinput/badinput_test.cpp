@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "ringprof/ringprof.hpp"
+#include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -273,6 +275,64 @@ TEST(CliConsistency, AWriteErrorOnStandardOutputIsReportedWithANonZeroExit) {
         const ToolRun r = run_tool(args, err, false, "/dev/full");
         EXPECT_EQ(r.exit_code, 1) << r.err;
         EXPECT_NE(r.err.find("cannot write to standard output"), std::string::npos) << r.err;
+    }
+}
+
+// Whatever ringprof writes, ringprof reads: a session recursing far deeper than any tree keeps
+// (kMaxTreeDepth) writes every output, and every subcommand reads them back. Timer trees keep
+// kMaxTreeDepth levels with the rest folded into the deepest one (exact total and count, the
+// number of folded nodes in the metadata); traces keep every span, and a flame graph folds them.
+void recurse(int n) {
+    PROF_SCOPE("level");
+    if (n > 1) recurse(n - 1);
+}
+
+TEST(DeepestOutput, EveryCommandReadsWhatTheDeepestSessionWrote) {
+    ringprof::testing::TempDir tmp;
+    const int depth = 1000;  // the session's own walks handle 1,000 levels under sanitizers too
+    ringprof::Config c;
+    c.output_dir = tmp.str();
+    c.run_id = "deep";
+    c.backends = {"timers", "stats", "trace", "pythontimeline"};
+    {
+        ringprof::Session session(c);
+        recurse(depth);
+    }
+    const std::string timers = tmp.str() + "/deep_timers.json";
+    const ringprof::TimerTree tree = ringprof::load_timers_json(timers);
+    int levels = 0;
+    for (const ringprof::TimerNode* n = &tree.root; !n->children.empty(); n = &n->children[0]) ++levels;
+    EXPECT_EQ(levels, static_cast<int>(ringprof::kMaxTreeDepth));
+    const std::string* folded = tree.find_metadata("folded_deep_nodes");
+    ASSERT_NE(folded, nullptr);
+    EXPECT_EQ(*folded, std::to_string(depth - static_cast<int>(ringprof::kMaxTreeDepth)));
+
+    const std::string err = tmp.str() + "/err.txt";
+    std::string trace;
+    for (const auto& e : fs::recursive_directory_iterator(tmp.str()))
+        if (e.path().string().size() > 12 && e.path().string().find("_trace.json.gz") != std::string::npos) trace = e.path().string();
+    ASSERT_FALSE(trace.empty()) << "no Chrome trace written";
+    const std::vector<std::vector<std::string>> cases = {
+        {RINGPROF_TOOL, "merge-timers", timers, "-o", tmp.str() + "/merged_timers.json"},
+        {RINGPROF_TOOL, "merge-timers", "--graft", "a/b/c", timers, "-o", tmp.str() + "/grafted_timers.json"},
+        {RINGPROF_TOOL, "flame", timers, "-o", tmp.str() + "/from_timers.html"},
+        {RINGPROF_TOOL, "flame", trace, "-o", tmp.str() + "/from_trace.svg", "--format", "svg"},
+        {RINGPROF_TOOL, "stats", tmp.str() + "/deep_stats.json"},
+        {RINGPROF_TOOL, "merge", tmp.str(), "-o", tmp.str() + "/merged"},
+    };
+    for (const auto& args : cases) {
+        SCOPED_TRACE(args[1] + " " + args[2]);
+        const ToolRun r = run_tool(args, err, false);
+        EXPECT_FALSE(r.timed_out);
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+    }
+    // Read back again: the merged and the grafted trees are files ringprof wrote, too.
+    for (const char* name : {"/merged_timers.json", "/grafted_timers.json"}) {
+        SCOPED_TRACE(name);
+        const ringprof::TimerTree back = ringprof::load_timers_json(tmp.str() + name);
+        int back_levels = 0;
+        for (const ringprof::TimerNode* n = &back.root; !n->children.empty(); n = &n->children[0]) ++back_levels;
+        EXPECT_EQ(back_levels, static_cast<int>(ringprof::kMaxTreeDepth));
     }
 }
 

@@ -1,6 +1,7 @@
 // Numbers print as Python's json.dumps prints them, and compare as Python compares int and float.
 #include <gtest/gtest.h>
 
+#include "json/json_text.hpp"
 #include "trace/trace_number.hpp"
 
 using namespace ringprof::merge;
@@ -9,7 +10,7 @@ namespace {
 
 std::string py(double v) {
     std::string s;
-    append_python_float(s, v);
+    ringprof::detail::append_python_float(s, v);
     return s;
 }
 

@@ -3,6 +3,7 @@
 // what a worker process sends to its parent.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -10,6 +11,15 @@
 #include <vector>
 
 namespace ringprof {
+
+// Timer trees keep at most this many levels below the root, whoever builds them (the session,
+// `merge-timers`, a flame graph of a trace): a scope nested deeper is folded into its ancestor at
+// this level, whose total and count stay exact and whose self time then includes it. Every
+// reader accepts what every writer writes, and the recursive tree walks (merging, writing,
+// drawing, freeing) stay within a thread's stack even under sanitizers (a level costs them about
+// 8 KiB there; 1,000 levels overflowed). The session says how many nodes it folded in the
+// metadata ("folded_deep_nodes").
+inline constexpr std::size_t kMaxTreeDepth = 256;
 
 struct TimerNode {
     TimerNode() = default;

@@ -35,14 +35,35 @@ void AggNode::absorb(const AggNode& other) {
     for (const AggNode& c : other.children) child(c.name).absorb(c);
 }
 
-TimerNode AggNode::to_timer_node() const {
+namespace {
+// Nodes below `n`, counted without recursion (the tree below may be as deep as the program's).
+std::uint64_t descendants(const AggNode& n) {
+    std::uint64_t count = 0;
+    std::vector<const AggNode*> todo{&n};
+    while (!todo.empty()) {
+        const AggNode* at = todo.back();
+        todo.pop_back();
+        for (const AggNode& c : at->children) {
+            ++count;
+            todo.push_back(&c);
+        }
+    }
+    return count;
+}
+}  // namespace
+
+TimerNode AggNode::to_timer_node(std::uint64_t* folded, std::size_t level) const {
     TimerNode n;
     n.name = name;
     n.total = total;
     n.count = count;
     n.is_parallel = parallel || threads >= 2;
+    if (level == kMaxTreeDepth) {
+        if (folded != nullptr) *folded += descendants(*this);
+        return n;
+    }
     n.children.reserve(children.size());
-    for (const AggNode& c : children) n.children.push_back(c.to_timer_node());
+    for (const AggNode& c : children) n.children.push_back(c.to_timer_node(folded, level + 1));
     return n;
 }
 

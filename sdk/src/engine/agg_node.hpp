@@ -26,7 +26,8 @@ struct AggNode {
     void merge(const TimerNode& other, bool parallel_flag);
     // Another partial process tree: sums times, keeps parallel flags.
     void absorb(const AggNode& other);
-    TimerNode to_timer_node() const;
+    // Nodes below kMaxTreeDepth are folded into their ancestor there, counted in `folded`.
+    TimerNode to_timer_node(std::uint64_t* folded = nullptr, std::size_t level = 0) const;
 };
 
 }  // namespace ringprof::detail

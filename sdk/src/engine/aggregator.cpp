@@ -251,11 +251,13 @@ void Aggregator::fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live)
         info.tree = thread_tree(*track);
         snapshot.threads.push_back(std::move(info));
     }
-    snapshot.tree.root = root.to_timer_node();
+    std::uint64_t folded = 0;
+    snapshot.tree.root = root.to_timer_node(&folded);
     snapshot.tree.root.count = 1;
     snapshot.tree.root.is_parallel = false;
     snapshot.tree.gauges = extras_.gauges;
     snapshot.tree.metadata = extras_.metadata;
+    if (folded != 0) snapshot.tree.set_metadata("folded_deep_nodes", std::to_string(folded));
     stats_.fill(snapshot, live, clock_);
 }
 

@@ -15,10 +15,9 @@ namespace ringprof::flame_detail {
 
 namespace {
 
-// Nesting by time builds one tree level per enclosing span; the trees are walked recursively
-// (merging, drawing, freeing), so the depth is bounded as the timers reader bounds it (256
-// levels; 1,000 overflowed the stack under ASan).
-constexpr std::size_t kMaxNesting = 256;
+// Nesting by time builds one tree level per enclosing span; like every timer tree, it keeps
+// kMaxTreeDepth levels (ringprof/timer_tree.hpp) and folds deeper spans into their ancestor there.
+constexpr std::size_t kMaxNesting = kMaxTreeDepth;
 
 struct Interval {
     double ts;   // microseconds
@@ -45,7 +44,7 @@ public:
                            e.has_step ? e.step : -1});
     }
 
-    FlameProfile finish(const std::string& title, const std::string& path) {
+    FlameProfile finish(const std::string& title) {
         FlameProfile p;
         p.title = title;
         double first = std::numeric_limits<double>::infinity();
@@ -65,7 +64,7 @@ public:
             double t_first = 0, t_last = 0;
             FlameLane lane;
             lane.label = ft.label;
-            build(t.spans, ft.tree, t_first, t_last, path, origin, lane);
+            build(t.spans, ft.tree, t_first, t_last, origin, lane);
             first = std::min(first, t_first);
             last = std::max(last, t_last);
             p.threads.push_back(std::move(ft));
@@ -112,8 +111,7 @@ private:
     }
 
     // Nesting by time: a span that starts before the enclosing one ends is its child.
-    void build(std::vector<Interval>& spans, TimerNode& root, double& first, double& last, const std::string& path,
-               double origin, FlameLane& lane) const {
+    void build(std::vector<Interval>& spans, TimerNode& root, double& first, double& last, double origin, FlameLane& lane) const {
         std::sort(spans.begin(), spans.end(), [](const Interval& a, const Interval& b) {
             if (a.ts != b.ts) return a.ts < b.ts;
             if (a.dur != b.dur) return a.dur > b.dur;
@@ -128,10 +126,8 @@ private:
         std::vector<Level> stack{{&root, std::numeric_limits<double>::infinity()}};
         for (const Interval& s : spans) {
             while (stack.size() > 1 && s.ts >= stack.back().end) stack.pop_back();
-            if (stack.size() > kMaxNesting) {
-                throw FlameInputError(path + ": spans nest deeper than " + std::to_string(kMaxNesting) +
-                                      " levels on one thread; a flame graph cannot draw that");
-            }
+            // Folded: its time is already in the ancestor's total (spans nested in it fold too).
+            if (stack.size() > kMaxNesting) continue;
             // Only the deepest node's children change, so the pointers below it stay valid.
             lane.spans.push_back({static_cast<std::int64_t>(std::llround((s.ts - origin) * 1e3)),
                                   static_cast<std::int64_t>(std::llround(s.dur * 1e3)), s.name,
@@ -239,7 +235,7 @@ FlameProfile read_trace_profile(const std::string& path) {
         for (const std::string& n : outcome.notes) why += "; " + n;
         throw FlameInputError(why);
     }
-    return collector.finish(base_name(path), path);
+    return collector.finish(base_name(path));
 }
 
 }  // namespace ringprof::flame_detail

@@ -45,17 +45,67 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
     return 0;
 }
 
-void append_valid_utf8(std::string& out, std::string_view s) {
-    for (std::size_t i = 0; i < s.size();) {
+namespace {
+
+unsigned decode_utf8(std::string_view seq) {
+    const auto b = [&](std::size_t k) { return static_cast<unsigned>(static_cast<unsigned char>(seq[k])); };
+    switch (seq.size()) {
+        case 1: return b(0);
+        case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+        case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+        default: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    }
+}
+
+// The one walk over arbitrary bytes as UTF-8. Runs of bytes `plain` accepts (ASCII only) are
+// appended whole; every other character goes to `other(out, code_point, its_utf8_bytes)`, a byte
+// that starts no valid sequence as U+FFFD.
+template <class Plain, class Other>
+void walk_utf8(std::string& out, std::string_view s, Plain plain, Other other) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        std::size_t j = i;
+        while (j < s.size() && plain(static_cast<unsigned char>(s[j]))) ++j;
+        out.append(s.data() + i, j - i);
+        if (j == s.size()) return;
+        i = j;
         const std::size_t n = utf8_sequence_length(s, i);
         if (n == 0) {
-            out += kReplacement;
+            other(out, 0xFFFDu, kReplacement);
             ++i;
         } else {
-            out.append(s, i, n);
+            const std::string_view seq = s.substr(i, n);
+            other(out, decode_utf8(seq), seq);
             i += n;
         }
     }
+}
+
+void append_u_escape(std::string& out, unsigned cp) {
+    static const char hex[] = "0123456789abcdef";
+    const char buf[6] = {'\\', 'u', hex[(cp >> 12) & 0xF], hex[(cp >> 8) & 0xF], hex[(cp >> 4) & 0xF], hex[cp & 0xF]};
+    out.append(buf, 6);
+}
+
+// An ASCII character JSON needs escaped, as Python's json module escapes it.
+void append_ascii_escape(std::string& out, unsigned c) {
+    switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default: append_u_escape(out, c);
+    }
+}
+
+}  // namespace
+
+void append_valid_utf8(std::string& out, std::string_view s) {
+    walk_utf8(out, s, [](unsigned char c) { return c < 0x80; },
+              [](std::string& o, unsigned, std::string_view seq) { o += seq; });
 }
 
 std::string valid_utf8(std::string_view s) {
@@ -65,39 +115,27 @@ std::string valid_utf8(std::string_view s) {
     return out;
 }
 
-void append_json_string(std::string& out, std::string_view s) {
+void append_json_string(std::string& out, std::string_view s, NonAscii non_ascii) {
     out += '"';
-    for (std::size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x80) {
-            const std::size_t n = utf8_sequence_length(s, i);
-            if (n == 0) {
-                out += kReplacement;
-                ++i;
-            } else {
-                out.append(s, i, n);
-                i += n;
-            }
-            continue;
-        }
-        ++i;
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
-            default:
-                if (c < 0x20) {
-                    char esc[8];
-                    std::snprintf(esc, sizeof esc, "\\u%04x", c);
-                    out += esc;
-                } else {
-                    out += static_cast<char>(c);
-                }
-        }
+    if (non_ascii == NonAscii::keep) {
+        walk_utf8(out, s, [](unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; },
+                  [](std::string& o, unsigned cp, std::string_view seq) {
+                      if (cp < 0x80) append_ascii_escape(o, cp); else o += seq;
+                  });
+    } else {
+        // Python's ensure_ascii: DEL and everything above ASCII as \uXXXX, surrogate pairs above
+        // the Basic Multilingual Plane.
+        walk_utf8(out, s, [](unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; },
+                  [](std::string& o, unsigned cp, std::string_view) {
+                      if (cp < 0x80) {
+                          append_ascii_escape(o, cp);
+                      } else if (cp > 0xFFFF) {
+                          append_u_escape(o, 0xD800 + ((cp - 0x10000) >> 10));
+                          append_u_escape(o, 0xDC00 + ((cp - 0x10000) & 0x3FF));
+                      } else {
+                          append_u_escape(o, cp);
+                      }
+                  });
     }
     out += '"';
 }

@@ -14,7 +14,10 @@ void append_python_float(std::string& out, double value);
 
 // A JSON string literal with quotes, for any bytes: control characters escaped, bytes that are
 // not valid UTF-8 replaced by U+FFFD. Every ringprof writer of JSON strings goes through here.
-void append_json_string(std::string& out, std::string_view s);
+// NonAscii::escape writes pure ASCII (\uXXXX) as Python's json.dumps does by default, for files
+// that must read like smdebug's.
+enum class NonAscii { keep, escape };
+void append_json_string(std::string& out, std::string_view s, NonAscii non_ascii = NonAscii::keep);
 
 // `s` with every byte that is not part of a valid UTF-8 sequence replaced by U+FFFD (names
 // reach the outputs as arbitrary bytes; XML, JSON and browsers all need valid UTF-8).

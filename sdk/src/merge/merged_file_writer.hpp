@@ -30,10 +30,13 @@ public:
     std::uint64_t metadata() const { return metadata_; }
 
 private:
-    void line(std::string_view text);
+    static constexpr std::size_t kFlushBytes = 1 << 20;
+    void line_start();
+    void append_int(std::int64_t v);
+    void drain(bool all);
 
     AtomicFile file_;
-    std::string scratch_;
+    std::string out_;
     std::vector<std::int64_t> pid_of_phase_;   // -1 until first seen
     std::vector<std::int64_t> tid_of_thread_;  // 0 until first seen
     std::int64_t next_tid_ = 1;

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "trace/byte_source.hpp"
-#include "merge/python_json.hpp"
+#include "json/json_text.hpp"
 #include "merge/record_store.hpp"
 #include "merge/merged_file_writer.hpp"
 #include "merge/trace_files.hpp"
@@ -75,6 +75,12 @@ public:
     std::optional<m::TraceNumber> max_end;       // over committed files
     std::optional<m::TraceNumber> file_max_end;  // over the file being read
 
+    // Track ids are per reading: called before each file is read (and read again).
+    void new_reading() {
+        track_ids_.clear();
+        track_epoch_ = 0;
+    }
+
     void commit() {
         if (file_max_end && (!max_end || m::compare(*max_end, *file_max_end) < 0)) max_end = file_max_end;
         file_max_end.reset();
@@ -86,10 +92,11 @@ public:
         if (range_ && (m::compare(end, range_->first) < 0 || m::compare(range_->second, e.start) < 0)) return;
         m::StoredEvent s;
         s.start = e.start;
-        s.phase = tables_.phase(e.phase);
-        s.thread = tables_.thread(s.phase, node, e.thread_key, e.thread_label);
+        const std::pair<std::uint32_t, std::uint32_t> ids = track(e);
+        s.phase = ids.first;
+        s.thread = ids.second;
         head_.clear();
-        m::append_python_string(head_, e.name);
+        detail::append_json_string(head_, e.name, detail::NonAscii::escape);
         tail_.clear();
         m::append_number(tail_, e.start);
         tail_ += ", \"dur\": ";
@@ -106,8 +113,28 @@ public:
     }
 
 private:
+    // The interned (phase, thread) of the event's track, looked up in the tables once per track.
+    std::pair<std::uint32_t, std::uint32_t> track(const m::ReadEvent& e) {
+        constexpr std::uint32_t kUnknown = ~std::uint32_t{0};
+        const auto epoch = static_cast<std::uint32_t>(e.track >> 32);
+        const auto index = static_cast<std::uint32_t>(e.track);
+        if (epoch != track_epoch_) {
+            track_ids_.clear();
+            track_epoch_ = epoch;
+        }
+        if (track_ids_.size() <= index) track_ids_.resize(index + 1, {kUnknown, kUnknown});
+        auto& ids = track_ids_[index];
+        if (ids.first == kUnknown) {
+            ids.first = tables_.phase(e.phase);
+            ids.second = tables_.thread(ids.first, node, e.thread_key, e.thread_label);
+        }
+        return ids;
+    }
+
     m::RecordStore& store_;
     Tables& tables_;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> track_ids_;
+    std::uint32_t track_epoch_ = 0;
     std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range_;
     std::string head_, tail_;
 };
@@ -227,8 +254,9 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
     try {
         for (const auto& f : files) {
             sink.node = f.node_id;
+            sink.new_reading();
             m::ReadOutcome o;
-            const auto err = read_one(f, sink, [&] { store.rollback_file(); sink.rollback(); }, o);
+            const auto err = read_one(f, sink, [&] { store.rollback_file(); sink.rollback(); sink.new_reading(); }, o);
             if (err) {
                 store.rollback_file();
                 sink.rollback();

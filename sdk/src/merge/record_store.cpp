@@ -45,6 +45,39 @@ bool before(TraceNumber a, std::uint64_t sa, TraceNumber b, std::uint64_t sb) {
     return c != 0 ? c < 0 : sa < sb;
 }
 
+// Events arrive file by file and each file is nearly in time order, so an index is a few long
+// sorted runs: merging the runs takes log2(runs) passes where std::sort takes log2(n) (on the
+// bench_merge input, 33 files: 6 passes instead of 19, a fifth of the sort's instructions).
+// Entries are in insertion (seq) order and std::merge is stable, so ties stay in seq order.
+template <class Entry>
+void sort_by_start(std::vector<Entry>& index, std::size_t from, std::size_t to) {
+    auto less = [](const Entry& a, const Entry& b) { return compare(a.start, b.start) < 0; };
+    std::vector<std::size_t> bounds{from};
+    for (std::size_t i = from + 1; i < to; ++i)
+        if (less(index[i], index[i - 1])) bounds.push_back(i);
+    bounds.push_back(to);
+    if (bounds.size() <= 2) return;
+    std::vector<Entry> scratch(to - from);
+    const auto at = [](std::vector<Entry>& v, std::size_t i) { return v.begin() + static_cast<std::ptrdiff_t>(i); };
+    std::vector<Entry>* src = &index;
+    std::vector<Entry>* dst = &scratch;
+    std::size_t src_base = 0, dst_base = from;  // position i of [from, to) lives at v[i - base]
+    while (bounds.size() > 2) {
+        std::vector<std::size_t> merged{from};
+        for (std::size_t r = 0; r + 1 < bounds.size(); r += 2) {
+            const std::size_t a = bounds[r], b = bounds[r + 1];
+            const std::size_t c = r + 2 < bounds.size() ? bounds[r + 2] : b;
+            std::merge(at(*src, a - src_base), at(*src, b - src_base), at(*src, b - src_base), at(*src, c - src_base),
+                       at(*dst, a - dst_base), less);
+            merged.push_back(c);
+        }
+        bounds.swap(merged);
+        std::swap(src, dst);
+        std::swap(src_base, dst_base);
+    }
+    if (src != &index) std::copy(src->begin(), src->end(), at(index, from));
+}
+
 StoredEvent decode(const char* rec, TraceNumber start) {
     StoredEvent e;
     e.start = start;
@@ -151,8 +184,7 @@ void RecordStore::add(const StoredEvent& e) {
 
 void RecordStore::write_run(std::size_t from, std::size_t to, bool pending) {
     if (from == to) return;
-    std::sort(index_.begin() + static_cast<std::ptrdiff_t>(from), index_.begin() + static_cast<std::ptrdiff_t>(to),
-              [](const Entry& a, const Entry& b) { return before(a.start, a.seq, b.start, b.seq); });
+    sort_by_start(index_, from, to);
     ensure_temp_dir();
     const std::string path = temp_dir_ + "/run" + std::to_string(runs_.size() + removed_runs_);
     std::FILE* f = std::fopen(path.c_str(), "wb");
@@ -222,7 +254,7 @@ void RecordStore::rollback_file() {
 void RecordStore::for_each_sorted(const std::function<void(const StoredEvent&)>& visit) {
     rollback_file();  // anything not committed is not part of the answer
     if (runs_.empty()) {
-        std::sort(index_.begin(), index_.end(), [](const Entry& a, const Entry& b) { return before(a.start, a.seq, b.start, b.seq); });
+        sort_by_start(index_, 0, index_.size());
         for (const Entry& en : index_) visit(decode(en.rec, en.start));
         return;
     }

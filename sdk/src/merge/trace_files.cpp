@@ -10,7 +10,7 @@
 #include <simdjson.h>
 
 #include "trace/byte_source.hpp"
-#include "merge/event_stream.hpp"
+#include "trace/event_stream.hpp"
 
 namespace fs = std::filesystem;
 

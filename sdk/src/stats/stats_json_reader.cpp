@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "ringprof/stats.hpp"
+#include "json/value_checks.hpp"
 #include "trace/file_text.hpp"
-#include "trace/json_error_position.hpp"
 
 namespace ringprof {
 
@@ -15,55 +15,20 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-struct Problem {
-    std::string what;
-    const char* at = nullptr;  // where in the text; nullptr: unknown
-};
-
-const char* where(od::value& v) {
-    return v.raw_json_token().data();
-}
-
-[[noreturn]] void fail_at(od::value& v, std::string what) { throw Problem{std::move(what), where(v)}; }
-
-double finite_number(od::value v, const char* field) {
-    if (v.type() != od::json_type::number) fail_at(v, std::string("\"") + field + "\" is not a number");
-    double d;
-    if (v.get_double().get(d) || !std::isfinite(d)) fail_at(v, std::string("\"") + field + "\" is out of range");
-    return d;
-}
-
-std::uint64_t count_of(od::value v, const char* field) {
-    const double d = finite_number(v, field);
-    // 2^53: beyond it a JSON number no longer names one integer.
-    if (d < 0 || d != std::floor(d) || d > 9007199254740992.0) {
-        fail_at(v, std::string("\"") + field + "\" is not a whole count >= 0");
-    }
-    return static_cast<std::uint64_t>(d);
-}
-
-double seconds_of(od::value v, const char* field) {
-    const double d = finite_number(v, field);
-    if (d < 0) fail_at(v, std::string("\"") + field + "\" is a negative time");
-    return d;
-}
-
-std::string string_of(od::value v, const char* field) {
-    if (v.type() != od::json_type::string) fail_at(v, std::string("\"") + field + "\" is not a string");
-    return std::string(std::string_view(v.get_string()));
-}
-
-od::object object_of(od::value v, const char* what) {
-    if (v.type() != od::json_type::object) fail_at(v, std::string(what) + " is not an object");
-    return v.get_object();
-}
+using json::fail_at;
+using json::object_of;
+using json::Problem;
+using json::seconds;
+using json::string_of;
+using json::where;
+using json::whole_count;
 
 // Fills `c` from a counts field; false if the key is not one of them.
 bool read_count_field(std::string_view key, od::value v, CallCounts& c) {
-    if (key == "ncalls") c.ncalls = count_of(v, "ncalls");
-    else if (key == "primitive_calls") c.primitive_calls = count_of(v, "primitive_calls");
-    else if (key == "tottime") c.tottime = seconds_of(v, "tottime");
-    else if (key == "cumtime") c.cumtime = seconds_of(v, "cumtime");
+    if (key == "ncalls") c.ncalls = whole_count(v, "ncalls");
+    else if (key == "primitive_calls") c.primitive_calls = whole_count(v, "primitive_calls");
+    else if (key == "tottime") c.tottime = seconds(v, "tottime");
+    else if (key == "cumtime") c.cumtime = seconds(v, "cumtime");
     else return false;
     return true;
 }
@@ -76,7 +41,7 @@ CalleeStats read_callee(od::value callee) {
         const std::string_view key = field.unescaped_key();
         od::value v = field.value();
         if (key == "callee") {
-            c.callee = static_cast<std::size_t>(count_of(v, "callee"));
+            c.callee = static_cast<std::size_t>(whole_count(v, "callee"));
             has_index = true;
         } else {
             read_count_field(key, v, c.counts);
@@ -96,7 +61,7 @@ FunctionStats read_function(od::value function) {
         if (key == "file") {
             f.file = string_of(v, "file");
         } else if (key == "line") {
-            const std::uint64_t line = count_of(v, "line");
+            const std::uint64_t line = whole_count(v, "line");
             if (line > 0xFFFFFFFFu) fail_at(v, "\"line\" is out of range");
             f.line = static_cast<std::uint32_t>(line);
         } else if (key == "name") {
@@ -125,16 +90,7 @@ std::vector<FunctionStats> parse_stats_json(std::string_view text, std::string_v
     std::vector<FunctionStats> stats;
     const std::string prefix = std::string(source) + ": not a ringprof stats file: ";
     auto fail = [&](const std::string& what, const char* at) {
-        // A syntax error is located by walking the text; simdjson does not say where.
-        const trace::JsonSyntaxProblem syntax = trace::find_json_syntax_problem(text);
-        if (syntax.found) {
-            throw StatsFileError(prefix + "invalid JSON: " + syntax.what + " " +
-                                 trace::describe_offset(text, syntax.offset));
-        }
-        const std::size_t offset = at != nullptr && at >= padded.data() && at <= padded.data() + text.size()
-                                       ? static_cast<std::size_t>(at - padded.data())
-                                       : text.size();
-        throw StatsFileError(prefix + what + " " + trace::describe_offset(text, offset));
+        throw StatsFileError(prefix + json::located_problem(text, padded, what, at));
     };
     const std::size_t first = text.find_first_not_of(" \t\r\n");
     if (first == std::string_view::npos) throw StatsFileError(prefix + "the input is empty");
@@ -150,7 +106,7 @@ std::vector<FunctionStats> parse_stats_json(std::string_view text, std::string_v
                 if (string_of(v, "format") != "ringprof-stats") fail_at(v, "\"format\" is not \"ringprof-stats\"");
                 has_format = true;
             } else if (key == "version") {
-                if (count_of(v, "version") > 1) fail_at(v, "written by a newer ringprof (format version above 1)");
+                if (whole_count(v, "version") > 1) fail_at(v, "written by a newer ringprof (format version above 1)");
             } else if (key == "functions") {
                 if (v.type() != od::json_type::array) fail_at(v, "\"functions\" is not a list");
                 for (auto item : v.get_array()) stats.push_back(read_function(item.value()));

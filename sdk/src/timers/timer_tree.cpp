@@ -105,6 +105,17 @@ const std::string* TimerTree::find_metadata(std::string_view key) const {
     return nullptr;
 }
 
+namespace {
+// A graft can push a tree that was within kMaxTreeDepth below it.
+void fold_deep(TimerNode& n, std::size_t level) {
+    if (level == kMaxTreeDepth) {
+        n.children.clear();
+        return;
+    }
+    for (TimerNode& c : n.children) fold_deep(c, level + 1);
+}
+}  // namespace
+
 void TimerTree::merge(const TimerTree& other, std::string_view graft_path, bool parallel) {
     TimerNode* node = &root;
     while (!graft_path.empty()) {
@@ -114,6 +125,7 @@ void TimerTree::merge(const TimerTree& other, std::string_view graft_path, bool 
         graft_path = slash == std::string_view::npos ? std::string_view{} : graft_path.substr(slash + 1);
     }
     node->merge(other.root, parallel);
+    if (node != &root) fold_deep(root, 0);
     for (const auto& [name, g] : other.gauges) gauge(name).merge(g);
 }
 

@@ -8,8 +8,8 @@
 #include <limits>
 
 #include "ringprof/timers_json.hpp"
+#include "json/value_checks.hpp"
 #include "trace/file_text.hpp"
-#include "trace/json_error_position.hpp"
 
 namespace ringprof {
 
@@ -17,63 +17,25 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-// Nesting is read by recursion, so it is bounded: a file nested 100,000 levels deep overflowed
-// the stack. Under ASan a level (read_node + read_children) takes about 8 KiB of stack, and 1,000
-// levels overflowed the main thread's 8 MiB; 256 levels stay near 2 MiB there, leave room for the
-// recursive code that handles the tree afterwards (merge, writers, flame graphs), and are far
-// beyond any recorded tree (ML-Agents' are about 10 deep).
-constexpr int kMaxTreeDepth = 256;
+// Nesting is read by recursion, so it is bounded, at the depth every ringprof writer keeps to
+// (kMaxTreeDepth, ringprof/timer_tree.hpp): a file nested 100,000 levels deep overflowed the
+// stack. Under ASan a level (read_node + read_children) takes about 8 KiB of stack; 256 levels
+// stay near 2 MiB, and are far beyond any recorded tree (ML-Agents' are about 10 deep).
+constexpr int kMaxDepth = static_cast<int>(kMaxTreeDepth);
 
-struct Problem {
-    std::string what;
-    const char* at;  // where in the text, nullptr: unknown
-};
-
-const char* where(od::value& v) {
-    return v.raw_json_token().data();
-}
-
-[[noreturn]] void fail_at(od::value& v, std::string what) { throw Problem{std::move(what), where(v)}; }
-
-double finite_number(od::value v, const char* field) {
-    // ML-Agents' own test files hold "<mock.ANY>" for times; anything but a number is an error.
-    if (v.type() != od::json_type::number) fail_at(v, std::string("\"") + field + "\" is not a number");
-    double d;
-    if (v.get_double().get(d) || !std::isfinite(d)) fail_at(v, std::string("\"") + field + "\" is out of range");
-    return d;
-}
-
-double seconds(od::value v, const char* field) {
-    const double d = finite_number(v, field);
-    if (d < 0) fail_at(v, std::string("\"") + field + "\" is a negative time");
-    return d;
-}
-
-std::uint64_t whole_count(od::value v, const char* field) {
-    const double d = finite_number(v, field);
-    // 2^53: beyond it a JSON number no longer names one integer.
-    if (d < 0 || d != std::floor(d) || d > 9007199254740992.0) {
-        fail_at(v, std::string("\"") + field + "\" is not a whole count >= 0");
-    }
-    std::uint64_t u;
-    if (!v.get_uint64().get(u)) return u;
-    return static_cast<std::uint64_t>(d);
-}
+using json::fail_at;
+using json::finite_number;
+using json::object_of;
+using json::Problem;
+using json::seconds;
+using json::string_of;
+using json::where;
+using json::whole_count;
 
 // Gauges written from NaN or infinity are null (issue 11): read back as NaN, "no value".
 double gauge_number(od::value v, const char* field) {
     if (v.type() == od::json_type::null) return std::numeric_limits<double>::quiet_NaN();
     return finite_number(v, field);
-}
-
-std::string string_of(od::value v, const char* field) {
-    if (v.type() != od::json_type::string) fail_at(v, std::string("\"") + field + "\" is not a string");
-    return std::string(std::string_view(v.get_string()));
-}
-
-od::object object_of(od::value v, const char* what) {
-    if (v.type() != od::json_type::object) fail_at(v, std::string(what) + " is not an object");
-    return v.get_object();
 }
 
 void read_gauge_fields(od::value gauge, Gauge& g, std::string* name) {
@@ -144,8 +106,8 @@ void read_children(od::value v, TimerNode& node, int depth) {
 }
 
 void read_node(od::value node_value, TimerNode& node, TimerTree* root_extras, int depth) {
-    if (depth > kMaxTreeDepth) {
-        fail_at(node_value, "the tree is nested deeper than " + std::to_string(kMaxTreeDepth) + " levels");
+    if (depth > kMaxDepth) {
+        fail_at(node_value, "the tree is nested deeper than " + std::to_string(kMaxDepth) + " levels");
     }
     const char* start = where(node_value);
     bool has_total = false, has_count = false;
@@ -191,18 +153,7 @@ TimerTree parse_timers_json(std::string_view text, std::string_view source) {
     TimerTree tree;
     tree.root.name.clear();
     auto fail = [&](const std::string& what, const char* at) -> TimerTree {
-        // A syntax error is located by walking the text; simdjson does not say where.
-        const trace::JsonSyntaxProblem syntax = trace::find_json_syntax_problem(text);
-        std::string message = std::string(source) + ": not a timers file: ";
-        if (syntax.found) {
-            message += "invalid JSON: " + syntax.what + " " + trace::describe_offset(text, syntax.offset);
-        } else {
-            const std::size_t offset = at != nullptr && at >= padded.data() && at <= padded.data() + text.size()
-                                           ? static_cast<std::size_t>(at - padded.data())
-                                           : text.size();
-            message += what + " " + trace::describe_offset(text, offset);
-        }
-        throw TimersJsonError(message);
+        throw TimersJsonError(std::string(source) + ": not a timers file: " + json::located_problem(text, padded, what, at));
     };
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
         throw TimersJsonError(std::string(source) + ": not a timers file: the input is empty");

@@ -26,11 +26,16 @@ struct TraceNumber {
 // Python semantics: int+int stays int (falls back to float only on int64 overflow), else float.
 TraceNumber add(TraceNumber a, TraceNumber b);
 TraceNumber subtract(TraceNumber a, TraceNumber b);
-int compare(TraceNumber a, TraceNumber b);  // -1, 0, 1
+int compare_mixed(TraceNumber a, TraceNumber b);
+// -1, 0, 1. Inline: sorting merged events calls it about 20 times per event.
+inline int compare(TraceNumber a, TraceNumber b) {
+    if (!a.is_float && !b.is_float) return (a.i > b.i) - (a.i < b.i);
+    return compare_mixed(a, b);
+}
 
 // Appends the number as Python's json.dumps would print it (repr for floats: 1e-06, 12.0).
+// Readers keep only finite numbers, so Python's NaN/Infinity never need printing.
 void append_number(std::string& out, TraceNumber n);
-void append_python_float(std::string& out, double v);
 
 // Python's round() to an integer (ties to even), for the output file name.
 std::int64_t round_half_even(TraceNumber n);

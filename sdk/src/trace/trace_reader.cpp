@@ -6,8 +6,9 @@
 
 #include <simdjson.h>
 
-#include "merge/event_stream.hpp"
-#include "merge/python_json.hpp"
+#include "trace/event_stream.hpp"
+#include "json/json_text.hpp"
+#include "trace/python_json.hpp"
 #include "trace/json_error_position.hpp"
 
 namespace ringprof::merge {
@@ -27,16 +28,23 @@ std::string_view trim_token(std::string_view t) {
 }
 
 bool read_number(value v, TraceNumber& out) {
-    number_type nt;
-    if (v.get_number_type().get(nt)) return false;
-    if (nt == number_type::signed_integer) {
-        std::int64_t i;
-        if (v.get_int64().get(i)) return false;
-        out = TraceNumber::integer(i);
+    // One parse of the digits (asking the type first parsed them twice).
+    simdjson::ondemand::number n;
+    if (!v.get_number().get(n)) {
+        if (n.get_number_type() == number_type::signed_integer) {
+            out = TraceNumber::integer(n.get_int64());
+            return true;
+        }
+        const double d = n.get_number_type() == number_type::unsigned_integer ? static_cast<double>(n.get_uint64())
+                                                                              : n.get_double();
+        if (!std::isfinite(d)) return false;
+        out = TraceNumber::floating(d);
         return true;
     }
+    number_type nt;
+    if (v.get_number_type().get(nt)) return false;
     double d;
-    if (v.get_double().get(d) || !std::isfinite(d)) return false;
+    if (nt == number_type::signed_integer || v.get_double().get(d) || !std::isfinite(d)) return false;
     out = TraceNumber::floating(d);
     return true;
 }
@@ -129,7 +137,13 @@ struct Parsed {
     TraceNumber base;
     std::int64_t step = 0;
 
-    void reset() { *this = Parsed{}; }
+    // Keeps `args`' capacity: a fresh string per event was an allocation per event.
+    void reset() {
+        std::string keep = std::move(args);
+        keep.clear();
+        *this = Parsed{};
+        args = std::move(keep);
+    }
 };
 
 bool read_args(value v, Parsed& p) {
@@ -142,20 +156,20 @@ bool read_args(value v, Parsed& p) {
     std::string& out = p.args;
     out += '{';
     bool first = true;
-    for (auto f : o) {
+    for (auto member : o) {
         std::string_view key;
         value c;
-        if (f.unescaped_key().get(key) || f.value().get(c)) return false;
+        if (member.unescaped_key().get(key) || member.value().get(c)) return false;
         if (!first) out += ", ";
         first = false;
-        append_python_string(out, key);
+        detail::append_json_string(out, key, detail::NonAscii::escape);
         out += ": ";
         json_type ct;
         if (c.type().get(ct)) return false;
         if (ct == json_type::string) {
             std::string_view s;
             if (c.get_string().get(s)) return false;
-            append_python_string(out, s);
+            detail::append_json_string(out, s, detail::NonAscii::escape);
             if (key == "name") { p.arg_name = s; p.has_arg_name = true; }
             else if (key == "thread_id") { p.thread_id = s; p.has_thread_id = true; }
             else if (key == "step_num") { p.has_step = parse_step(s, p.step); }
@@ -164,7 +178,7 @@ bool read_args(value v, Parsed& p) {
             std::string_view tok;
             tok = c.raw_json_token();
             if (!read_number(c, n)) return false;
-            if (n.is_float) append_python_float(out, n.d); else out += trim_token(tok);
+            if (n.is_float) detail::append_python_float(out, n.d); else out += trim_token(tok);
             if (key == "start_time_since_epoch_in_micros") { p.base = n; p.has_base = true; }
             else if (key == "thread_id") { p.thread_id = trim_token(tok); p.has_thread_id = true; }
             else if (key == "step_num") {
@@ -179,6 +193,8 @@ bool read_args(value v, Parsed& p) {
     if (first) out.clear();  // {} is falsy in Python: no args
     return true;
 }
+
+bool parse_event_object(simdjson::ondemand::object obj, Parsed& p);
 
 // Returns false when the element is not valid JSON.
 bool parse_element(simdjson::ondemand::parser& parser, std::string_view text, std::size_t capacity, Parsed& p,
@@ -204,10 +220,35 @@ bool parse_element(simdjson::ondemand::parser& parser, std::string_view text, st
     }
     simdjson::ondemand::object obj;
     if (doc.get_object().get(obj)) return false;
-    for (auto f : obj) {
+    return parse_event_object(obj, p);
+}
+
+// Parses a whole batch (EventStream::next_batch) in one pass: one simdjson document for
+// thousands of events instead of one each (per-event documents spent more instructions setting
+// up than parsing). Calls on_event(p, k) for each element k in order and returns how many were
+// read; the caller reads the rest one by one, which names the problem exactly.
+template <class OnEvent>
+std::size_t parse_batch(simdjson::ondemand::parser& parser, std::string_view text, std::size_t capacity, Parsed& p,
+                        OnEvent on_event) {
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::array events;
+    if (parser.iterate(text.data(), text.size(), capacity).get(doc) || doc.get_array().get(events)) return 0;
+    std::size_t k = 0;
+    for (auto element : events) {
+        simdjson::ondemand::object obj;
+        p.reset();
+        if (element.get_object().get(obj) || !parse_event_object(obj, p)) return k;
+        on_event(p, k);
+        ++k;
+    }
+    return k;
+}
+
+bool parse_event_object(simdjson::ondemand::object obj, Parsed& p) {
+    for (auto member : obj) {
         std::string_view key;
         value v;
-        if (f.unescaped_key().get(key) || f.value().get(v)) return false;
+        if (member.unescaped_key().get(key) || member.value().get(v)) return false;
         if (key == "ph") {
             json_type vt;
             if (v.type().get(vt)) return false;
@@ -308,6 +349,7 @@ private:
     void meta(const Parsed& p) {
         if (p.has_base) { base_ = p.base; has_base_ = true; }
         if (!p.has_name || !p.name_ok || !p.has_pid) return;
+        forget_tracks();
         const std::string pid(p.pid);
         if (p.name == "process_name") {
             phases_[pid] = p.has_arg_name ? std::string(p.arg_name) : std::string("Unknown");
@@ -331,27 +373,60 @@ private:
         return unknown;
     }
 
+    struct Track {
+        std::string phase, pid, thread_key, thread_name, label;
+    };
+
+    // A declaration may rename what earlier events' tracks resolve to: start new ids.
+    void forget_tracks() {
+        if (track_ids_.empty()) return;
+        track_ids_.clear();
+        tracks_.clear();
+        track_base_ += std::uint64_t{1} << 32;
+    }
+
+    // The (phase, thread) an event belongs to, resolved once per distinct pid/thread: looking
+    // phases and thread names up per event cost an allocation and three hashes each.
+    std::uint64_t track_of(std::string_view pid, bool has_tid, std::string_view tid, bool has_thread_id,
+                           std::string_view thread_id) {
+        key_.assign(pid);
+        key_ += '\x1f';
+        key_ += has_thread_id ? 'a' : has_tid ? 't' : 'n';
+        if (has_thread_id) key_ += thread_id; else if (has_tid) key_ += tid;
+        const auto [it, fresh] = track_ids_.try_emplace(key_, static_cast<std::uint32_t>(tracks_.size()));
+        if (fresh) {
+            Track t;
+            t.phase = phase_of(pid);
+            t.pid = std::string(pid);
+            t.label = setup_.node_id + '_';
+            if (has_thread_id) {
+                t.thread_key = std::string(thread_id);
+                t.label += thread_id;
+            } else {
+                t.thread_key = has_tid ? std::string(tid) : std::string("0");
+                const auto named = has_tid ? threads_.find(std::string(pid) + '\x1f' + std::string(tid)) : threads_.end();
+                if (named != threads_.end()) t.thread_name = named->second;
+                t.label += named != threads_.end() ? named->second : t.thread_key;
+            }
+            tracks_.push_back(std::move(t));
+        }
+        return track_base_ | it->second;
+    }
+
     void deliver(TraceNumber start, TraceNumber dur, std::string_view name, std::string_view pid, bool has_tid,
                  std::string_view tid, bool has_thread_id, std::string_view thread_id, std::string_view args,
                  bool has_step, std::int64_t step) {
         ReadEvent e;
+        e.track = track_of(pid, has_tid, tid, has_thread_id, thread_id);
+        const Track& t = tracks_[static_cast<std::uint32_t>(e.track)];
         e.start = start;
         e.dur = dur;
         e.name = name;
-        e.phase = phase_of(pid);
-        e.pid = pid;
-        label_.assign(setup_.node_id);
-        label_ += '_';
-        if (has_thread_id) {
-            e.thread_key = thread_id;
-            label_ += thread_id;
-        } else {
-            e.thread_key = has_tid ? tid : std::string_view("0");
-            const auto it = has_tid ? threads_.find(std::string(pid) + '\x1f' + std::string(tid)) : threads_.end();
-            if (it != threads_.end()) e.thread_name = it->second;
-            label_ += it != threads_.end() ? std::string_view(it->second) : e.thread_key;
-        }
-        e.thread_label = label_;
+        e.phase = t.phase;
+        e.pid = t.pid;
+        e.thread_key = t.thread_key;
+        e.thread_name = t.thread_name;
+        e.thread_label = t.label;
         e.args_json = args;
         e.has_step = has_step;
         e.step = step;
@@ -423,7 +498,10 @@ private:
     std::unordered_map<std::string, std::string> threads_;
     std::unordered_map<std::string, std::vector<Pending>> stacks_;
     std::unordered_map<std::string, TraceNumber> last_ts_;  // per pid/tid, for close_open_spans
-    std::string label_;
+    std::vector<Track> tracks_;
+    std::unordered_map<std::string, std::uint32_t> track_ids_;
+    std::uint64_t track_base_ = 0;  // high half: how many times the tracks were forgotten
+    std::string key_;
     std::uint64_t dropped_ = 0, unmatched_ = 0;
     std::string first_drop_;
 };
@@ -453,25 +531,42 @@ ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSi
     simdjson::ondemand::parser parser;
     FileState state(setup, sink, out);
     Parsed p;
-    std::string_view element;
     std::uint64_t index = 0;
     TraceNumber base;
-    while (stream.next(element)) {
+    const auto handle = [&](const Parsed& parsed, bool is_object) {
+        if (index == 0 && !setup.has_base && stream.object_form() && member_base(stream, base)) state.set_base(base);
+        if (is_object) state.handle(parsed, index);
+        else state.not_an_event(index);
+        ++index;
+    };
+    // One element on its own: the careful path, which names a problem's byte exactly.
+    const auto read_one = [&](std::string_view element) {
         p.reset();
         bool is_object = false;
         if (!parse_element(parser, element, stream.capacity_from(element.data()), p, is_object)) {
             // simdjson does not say where in the element; the walker does, to the byte.
-            const std::uint64_t element_start = stream.bytes_consumed() - element.size();
+            const std::uint64_t element_start = stream.offset_of(element.data());
             const trace::JsonSyntaxProblem syntax = trace::find_json_syntax_problem(element);
             const std::uint64_t at = element_start + (syntax.found ? syntax.offset : 0);
             throw InputError("invalid JSON in event #" + std::to_string(index) + ": " +
                              (syntax.found ? syntax.what : std::string("a number out of range")) + " (at byte " +
                              std::to_string(at) + ")");
         }
-        if (index == 0 && !setup.has_base && stream.object_form() && member_base(stream, base)) state.set_base(base);
-        if (is_object) state.handle(p, index);
-        else state.not_an_event(index);
-        ++index;
+        handle(p, is_object);
+    };
+    std::vector<std::string_view> batch;
+    std::string_view element;
+    for (;;) {
+        batch.clear();
+        std::size_t capacity = 0;
+        const std::string_view text = stream.next_batch(batch, capacity);
+        if (!batch.empty()) {
+            const std::size_t read = parse_batch(parser, text, capacity, p, [&](const Parsed& parsed, std::size_t) { handle(parsed, true); });
+            for (std::size_t k = read; k < batch.size(); ++k) read_one(batch[k]);
+            continue;
+        }
+        if (!stream.next(element)) break;
+        read_one(element);
     }
     state.finish();
     if (!setup.has_base && state.used_events_without_base() && out.events > 0 && member_base(stream, base)) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,6 +28,15 @@ public:
     // Readable bytes from `p` (inside the last element) to the end of the buffer.
     std::size_t capacity_from(const char* p) const;
 
+    // The fast path: as many consecutive object elements as the buffer holds whole (none when the
+    // next element is not an object, is cut by the buffer's end, nests deeper than 256 levels or
+    // anything else needs the careful path: then call next()). The batch is returned as the text
+    // of one JSON array, bracketed in place ("[e1, ..., en]", valid until the next call) with
+    // `capacity` readable bytes, and each element's bounds are appended to `elements`.
+    std::string_view next_batch(std::vector<std::string_view>& elements, std::size_t& capacity);
+    // Offset in the whole input of a byte inside the current buffer.
+    std::uint64_t offset_of(const char* p) const { return consumed_ + static_cast<std::uint64_t>(p - data()); }
+
     bool object_form() const { return object_form_; }
     // Top-level members of the object form other than traceEvents, as raw JSON (values longer
     // than 64 KiB are skipped, not kept). Complete only once next() has returned false.
@@ -36,6 +46,9 @@ public:
 private:
     enum class State { start, object_key, in_array, after_element, after_array, done };
 
+    char* data() { return buf_.data() + 1; }
+    const char* data() const { return buf_.data() + 1; }
+    void unbracket();
     bool fill();  // reads more; returns false at end of input
     [[noreturn]] void fail(const char* what) const;
     [[noreturn]] void not_a_trace(const char* what) const;
@@ -53,6 +66,9 @@ private:
     bool array_seen_ = false;
     bool member_expected_ = false;
     State state_ = State::start;
+    char* bracket_open_ = nullptr;  // bytes overwritten by next_batch, with their old values
+    char* bracket_close_ = nullptr;
+    char saved_open_ = 0, saved_close_ = 0;
     std::vector<std::pair<std::string, std::string>> members_;
 };
 

@@ -1,0 +1,91 @@
+// The trace reader parses whole batches of events at once and falls back to one event at a time
+// where a batch cannot serve (an element cut by the buffer's end, a non-object element, a
+// syntax error). Whatever the path, the events and the error positions are the same.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "trace/byte_source.hpp"
+#include "trace/trace_reader.hpp"
+
+using namespace ringprof::merge;
+
+namespace {
+
+struct Seen {
+    std::string name, phase, label, args;
+    std::int64_t start, dur;
+    bool operator==(const Seen& o) const {
+        return name == o.name && phase == o.phase && label == o.label && args == o.args && start == o.start && dur == o.dur;
+    }
+};
+
+class Recorder final : public EventSink {
+public:
+    std::vector<Seen> seen;
+    void on_event(const ReadEvent& e) override {
+        seen.push_back({std::string(e.name), std::string(e.phase), std::string(e.thread_label), std::string(e.args_json),
+                        e.start.i, e.dur.i});
+    }
+};
+
+std::vector<Seen> read_all(const std::string& text, std::size_t chunk) {
+    auto src = memory_source(text);
+    ReaderSetup setup;
+    setup.node_id = "n";
+    setup.chunk_bytes = chunk;
+    Recorder r;
+    read_trace_events(*src, setup, r);
+    return r.seen;
+}
+
+// Strings holding brackets, quotes and backslashes, nested args, elements that are not objects
+// and a re-declared process: everything the batch scanner must step over exactly.
+std::string awkward_trace(int events) {
+    std::string t = "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"Forward\", "
+                    "\"start_time_since_epoch_in_micros\": 1000}}";
+    for (int i = 0; i < events; ++i) {
+        t += ",\n{\"ph\": \"X\", \"name\": \"op\\\"}{[\\\\" + std::to_string(i) + "]\", \"ts\": " + std::to_string(i * 10) +
+             ", \"dur\": " + std::to_string(i % 7) + ", \"pid\": 1, \"tid\": " + std::to_string(i % 3) +
+             ", \"args\": {\"deep\": [[{\"k\": \"}\"}]], \"step_num\": \"" + std::to_string(i / 10) + "\"}}";
+        if (i % 97 == 0) t += ", 5, \"text\", [1, {\"a\": 2}]";
+        if (i == events / 2) t += ",{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"Backward\"}}";
+    }
+    return t + "\n]";
+}
+
+TEST(TraceReaderBatches, EveryBufferSizeReadsTheSameEvents) {
+    const std::string text = awkward_trace(3000);
+    const std::vector<Seen> whole = read_all(text, 1 << 22);
+    ASSERT_EQ(whole.size(), 3000u);
+    EXPECT_EQ(whole[5].name, "op\"}{[\\5]");
+    EXPECT_EQ(whole[5].args, "{\"deep\": [[{\"k\": \"}\"}]], \"step_num\": \"0\"}");
+    EXPECT_EQ(whole[5].phase, "Forward");
+    EXPECT_EQ(whole[2999].phase, "Backward");
+    EXPECT_EQ(whole[2999].start, 1000 + 29990);
+    for (std::size_t chunk : {16, 17, 63, 64, 65, 200, 4096, 65536}) {
+        EXPECT_TRUE(read_all(text, chunk) == whole) << "buffer of " << chunk << " bytes";
+    }
+}
+
+TEST(TraceReaderBatches, ASyntaxErrorInsideABatchNamesItsEventAndByte) {
+    std::string text = awkward_trace(2000);
+    const std::string marker = "\"ts\": 15000,";  // event #1500 (the M event is #0, plus non-objects)
+    const std::size_t at = text.find(marker);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, marker.size(), "\"ts\": 15000@,");
+    const std::size_t bad = at + std::string("\"ts\": 15000").size();
+    for (std::size_t chunk : {std::size_t{64}, std::size_t{4096}, std::size_t{1} << 22}) {
+        try {
+            read_all(text, chunk);
+            ADD_FAILURE() << "accepted a broken event with a buffer of " << chunk;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("(at byte " + std::to_string(bad) + ")"), std::string::npos)
+                << e.what() << " (buffer " << chunk << ")";
+            EXPECT_NE(std::string(e.what()).find("in event #"), std::string::npos) << e.what();
+        }
+    }
+}
+
+}  // namespace
