@@ -109,16 +109,17 @@ void BM_WriterPipeline(benchmark::State& state) {
     NullBackend backend;
     writer.add_backend(&backend);
     writer.start();
-    std::vector<ringprof::detail::RawSpan> raw;
+    std::vector<ringprof::detail::TimelineRecord> raw;
     std::uint64_t t = ringprof::detail::read_ticks();
     const std::vector<ringprof::detail::SpanThread> threads{{1000, "w"}};
     std::size_t produced = 0;
     for (auto _ : state) {
+        raw.push_back(ringprof::detail::TimelineRecord::thread(1000, 7));
         for (int i = 0; i < 8192; ++i) {
-            raw.push_back(ringprof::detail::RawSpan{&kSites[i % 3], t, t + 500, 1000, static_cast<std::uint32_t>(i % 3), 7});
+            raw.push_back(ringprof::detail::TimelineRecord::span(&kSites[i % 3], t, t + 500, static_cast<std::uint32_t>(i % 3)));
             t += 600;
         }
-        produced += raw.size();
+        produced += raw.size() - 1;  // the Thread record is not a span
         writer.on_pass(raw, threads);
         raw.clear();
     }

@@ -91,7 +91,7 @@ std::uint64_t Drainer::pass() {
     adopt_new_rings();
     std::uint64_t events = 0;
     urgent_ = false;
-    std::vector<RawSpan>* spans = span_sink_ ? &spans_ : nullptr;
+    std::vector<TimelineRecord>* spans = span_sink_ ? &spans_ : nullptr;
     for (std::size_t k = 0; k < tracks_.size();) {
         ThreadTrack& track = *tracks_[k];
         Ring& ring = track.ring->ring();
