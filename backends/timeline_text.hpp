@@ -1,6 +1,7 @@
 // Text pieces shared by the timeline backends: integers and microseconds written without
 // locale or printf overhead (millions of events per second go through here), and a cache of
 // escaped names keyed by the name's pointer (names are string literals or interned strings).
+// Like the timeline backends, it uses only what ringprof/timeline_backend.hpp offers any backend.
 #pragma once
 
 #include <charconv>
@@ -9,7 +10,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "json/json_text.hpp"
+#include "ringprof/timeline_backend.hpp"
 
 namespace ringprof::backends {
 
@@ -39,7 +40,7 @@ public:
         auto it = cache_.find(name);
         if (it != cache_.end()) return it->second;
         std::string q;
-        detail::append_json_string(q, name != nullptr ? std::string_view(name) : std::string_view());
+        append_json_string(q, name != nullptr ? std::string_view(name) : std::string_view());
         return cache_.emplace(name, std::move(q)).first->second;
     }
 
