@@ -5,7 +5,6 @@
 #include <cstring>
 #include <utility>
 
-#include "engine/clock_calibration.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/steps.hpp"
 
@@ -44,11 +43,11 @@ void ChromeTraceBackend::open_stream() {
     buf_ += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":";
     append_int(buf_, run_.pid);
     buf_ += ",\"args\":{\"name\":";
-    detail::append_json_string(buf_, run_.run_id);
+    append_json_string(buf_, run_.run_id);
     buf_ += "}},\n{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":";
     append_int(buf_, run_.pid);
     buf_ += ",\"args\":{\"labels\":";
-    detail::append_json_string(buf_, "host " + run_.host + ", start_time_since_epoch_in_micros " +
+    append_json_string(buf_, "host " + run_.host + ", start_time_since_epoch_in_micros " +
                                          std::to_string(run_.start_epoch_ns / 1000));
     buf_ += "}},\n";
     compress(Z_NO_FLUSH);
@@ -89,7 +88,7 @@ void ChromeTraceBackend::compress(int flush) {
 void ChromeTraceBackend::sync() {
     if (!file_.is_open()) return;
     compress(Z_SYNC_FLUSH);  // written straight to the file: nothing is left in a user-space buffer
-    last_sync_ns_ = detail::ClockCalibration::epoch_ns();
+    last_sync_ns_ = wall_clock_ns();
 }
 
 void ChromeTraceBackend::append_ts(std::uint64_t epoch_ns) {
@@ -103,7 +102,7 @@ void ChromeTraceBackend::on_thread_name(std::uint32_t tid, const std::string& na
     buf_ += ",\"tid\":";
     append_int(buf_, tid);
     buf_ += ",\"args\":{\"name\":";
-    detail::append_json_string(buf_, name);
+    append_json_string(buf_, name);
     buf_ += "}},\n";
 }
 
@@ -146,7 +145,7 @@ void ChromeTraceBackend::on_spans(const SpanBatch& batch) {
         if (buf_.size() >= kChunk) compress(Z_NO_FLUSH);
     }
     compress(Z_NO_FLUSH);
-    if (sync_ns_ != 0 && detail::ClockCalibration::epoch_ns() - last_sync_ns_ >= sync_ns_) sync();
+    if (sync_ns_ != 0 && wall_clock_ns() - last_sync_ns_ >= sync_ns_) sync();
 }
 
 void ChromeTraceBackend::on_counter(const char* name, std::uint64_t epoch_ns, std::uint32_t tid, double value) {
@@ -198,9 +197,9 @@ void ChromeTraceBackend::on_close() {
     buf_ += "{\"ph\":\"M\",\"name\":\"ringprof_status\",\"pid\":";
     append_int(buf_, run_.pid);
     buf_ += ",\"args\":{" + counts + "}}\n],\"otherData\":{\"run_id\":";
-    detail::append_json_string(buf_, run_.run_id);
+    append_json_string(buf_, run_.run_id);
     buf_ += ",\"host\":";
-    detail::append_json_string(buf_, run_.host);
+    append_json_string(buf_, run_.host);
     buf_ += ",\"start_time_since_epoch_in_micros\":" + std::to_string(run_.start_epoch_ns / 1000) + "," + counts +
             "}}\n";
     compress(Z_FINISH);

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <ctime>
 
-#include "engine/clock_calibration.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/steps.hpp"
 
@@ -79,7 +78,7 @@ void PythonTimelineBackend::declare(int pid, std::uint32_t tid) {
         buf_ += ",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": ";
         append_int(buf_, pid);
         buf_ += ", \"args\": {\"name\": ";
-        detail::append_json_string(buf_, phase);
+        append_json_string(buf_, phase);
         buf_ += "}},\n{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": ";
         append_int(buf_, pid);
         buf_ += ", \"args\": {\"sort_index\": ";
@@ -94,7 +93,7 @@ void PythonTimelineBackend::declare(int pid, std::uint32_t tid) {
         buf_ += ", \"tid\": ";
         append_int(buf_, tid);
         buf_ += ", \"args\": {\"name\": ";
-        detail::append_json_string(buf_, name);
+        append_json_string(buf_, name);
         buf_ += "}}";
     }
 }
@@ -160,7 +159,7 @@ void PythonTimelineBackend::close_file() {
 }
 
 void PythonTimelineBackend::on_spans(const SpanBatch& batch) {
-    const std::uint64_t now = detail::ClockCalibration::epoch_ns();
+    const std::uint64_t now = wall_clock_ns();
     for (const Span& s : batch.spans) {
         if (file_.is_open() &&
             (file_bytes_ + buf_.size() >= max_bytes_ || (max_age_ns_ != 0 && now - opened_ns_ >= max_age_ns_))) {

@@ -1,6 +1,11 @@
 // Text pieces shared by the timeline backends: integers and microseconds written without
 // locale or printf overhead (millions of events per second go through here), and a cache of
 // escaped names keyed by the name's pointer (names are string literals or interned strings).
+// Like the timeline backends, it uses only what ringprof/timeline_backend.hpp offers any backend.
+// std::to_chars rather than fmt: writing the trace's span line took fmt 3.2x the time with a
+// runtime format string and 2.2x with FMT_COMPILE into this std::string; only FMT_COMPILE into
+// an fmt::memory_buffer kept pace (1.04x; bench_timeline BM_SpanLine*, load ~30), and that would
+// change every writer's buffer and the JSON string helper's signature.
 #pragma once
 
 #include <charconv>
@@ -9,7 +14,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "json/json_text.hpp"
+#include "ringprof/timeline_backend.hpp"
 
 namespace ringprof::backends {
 
@@ -39,7 +44,7 @@ public:
         auto it = cache_.find(name);
         if (it != cache_.end()) return it->second;
         std::string q;
-        detail::append_json_string(q, name != nullptr ? std::string_view(name) : std::string_view());
+        append_json_string(q, name != nullptr ? std::string_view(name) : std::string_view());
         return cache_.emplace(name, std::move(q)).first->second;
     }
 

@@ -3,8 +3,12 @@
 //    the gzip trace >= 2 million spans/s;
 //  - spans/s through the drainer-side sink and the queue to a backend that does nothing;
 //  - a demo-like run (a stepping thread plus workers in a hot loop) with recording off, with the
-//    timers only, and with every built-in backend: compare the times as ratios.
+//    timers only, and with every built-in backend: compare the times as ratios;
+//  - the trace's span line written as the backend does (std::to_chars) and with fmt, to decide
+//    where fmt can write timeline text (issue 14).
 #include <benchmark/benchmark.h>
+#include <fmt/compile.h>
+#include <fmt/format.h>
 
 #include <atomic>
 #include <cmath>
@@ -35,7 +39,7 @@ ringprof::RunInfo run_info(const std::string& dir) {
     r.run_id = "bench";
     r.pid = 1234;
     r.host = "benchhost";
-    r.start_epoch_ns = ringprof::detail::ClockCalibration::epoch_ns();
+    r.start_epoch_ns = ringprof::wall_clock_ns();
     return r;
 }
 
@@ -109,16 +113,17 @@ void BM_WriterPipeline(benchmark::State& state) {
     NullBackend backend;
     writer.add_backend(&backend);
     writer.start();
-    std::vector<ringprof::detail::RawSpan> raw;
+    std::vector<ringprof::detail::TimelineRecord> raw;
     std::uint64_t t = ringprof::detail::read_ticks();
     const std::vector<ringprof::detail::SpanThread> threads{{1000, "w"}};
     std::size_t produced = 0;
     for (auto _ : state) {
+        raw.push_back(ringprof::detail::TimelineRecord::thread(1000, 7));
         for (int i = 0; i < 8192; ++i) {
-            raw.push_back(ringprof::detail::RawSpan{&kSites[i % 3], t, t + 500, 1000, static_cast<std::uint32_t>(i % 3), 7});
+            raw.push_back(ringprof::detail::TimelineRecord::span(&kSites[i % 3], t, t + 500, static_cast<std::uint32_t>(i % 3)));
             t += 600;
         }
-        produced += raw.size();
+        produced += raw.size() - 1;  // the Thread record is not a span
         writer.on_pass(raw, threads);
         raw.clear();
     }
@@ -184,6 +189,79 @@ void BM_DemoEndToEnd(benchmark::State& state) {
     state.SetLabel(kLabels[state.range(0)]);
 }
 BENCHMARK(BM_DemoEndToEnd)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// ---- text: one trace span line per span, 8192 spans per iteration ----
+
+struct SpanText {
+    std::int64_t tid, ts_ns, dur_ns, step;
+};
+std::vector<SpanText> span_texts() {
+    std::vector<SpanText> v;
+    for (std::int64_t i = 0; i < 8192; ++i) v.push_back({1000 + i % 4, 123456789 + i * 600, 500 + i % 77, 7 + i / 1000});
+    return v;
+}
+const std::string kQuotedName = "\"env_step\"";
+
+// As chrome_trace_backend.cpp writes it.
+void BM_SpanLineToChars(benchmark::State& state) {
+    using namespace ringprof::backends;
+    const auto spans = span_texts();
+    std::string buf;
+    for (auto _ : state) {
+        buf.clear();
+        for (const SpanText& s : spans) {
+            buf += "{\"ph\":\"X\",\"pid\":";
+            append_int(buf, 4242);
+            buf += ",\"tid\":";
+            append_int(buf, s.tid);
+            buf += ",\"ts\":";
+            append_us(buf, s.ts_ns);
+            buf += ",\"dur\":";
+            append_us(buf, s.dur_ns);
+            buf += ",\"name\":";
+            buf += kQuotedName;
+            buf += ",\"args\":{\"step\":";
+            append_int(buf, s.step);
+            buf += "}},\n";
+        }
+        benchmark::DoNotOptimize(buf.data());
+    }
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(spans.size()));
+}
+BENCHMARK(BM_SpanLineToChars);
+
+#define RINGPROF_SPAN_LINE "{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{}.{:03},\"dur\":{}.{:03},\"name\":{},\"args\":{{\"step\":{}}}}},\n"
+
+// fmt: 0 runtime format string into fmt::memory_buffer, 1 compiled (FMT_COMPILE) into the
+// backend's std::string, 2 compiled into fmt::memory_buffer.
+void BM_SpanLineFmt(benchmark::State& state) {
+    const auto spans = span_texts();
+    std::string str;
+    fmt::memory_buffer mem;
+    for (auto _ : state) {
+        str.clear();
+        mem.clear();
+        for (const SpanText& s : spans) {
+            switch (state.range(0)) {
+                case 0:
+                    fmt::format_to(std::back_inserter(mem), RINGPROF_SPAN_LINE, 4242, s.tid, s.ts_ns / 1000, s.ts_ns % 1000,
+                                   s.dur_ns / 1000, s.dur_ns % 1000, kQuotedName, s.step);
+                    break;
+                case 1:
+                    fmt::format_to(std::back_inserter(str), FMT_COMPILE(RINGPROF_SPAN_LINE), 4242, s.tid, s.ts_ns / 1000,
+                                   s.ts_ns % 1000, s.dur_ns / 1000, s.dur_ns % 1000, kQuotedName, s.step);
+                    break;
+                default:
+                    fmt::format_to(std::back_inserter(mem), FMT_COMPILE(RINGPROF_SPAN_LINE), 4242, s.tid, s.ts_ns / 1000,
+                                   s.ts_ns % 1000, s.dur_ns / 1000, s.dur_ns % 1000, kQuotedName, s.step);
+            }
+        }
+        benchmark::DoNotOptimize(str.data());
+        benchmark::DoNotOptimize(mem.data());
+    }
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(spans.size()));
+}
+BENCHMARK(BM_SpanLineFmt)->ArgName("form")->Arg(0)->Arg(1)->Arg(2);
 
 }  // namespace
 

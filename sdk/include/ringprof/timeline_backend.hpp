@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "ringprof/backend.hpp"
 
@@ -18,6 +19,14 @@ struct TimelineStatus {
     std::uint64_t dropped_scopes = 0;  // scopes refused by full rings (absent from every output)
     std::uint64_t now_epoch_ns = 0;
 };
+
+// For writers of timeline files; the built-in ones use these and nothing else of the library.
+// Wall-clock nanoseconds since the Unix epoch: the clock of Span::begin_ns, on_counter, on_idle
+// and TimelineStatus::now_epoch_ns.
+std::uint64_t wall_clock_ns();
+// `s` as a JSON string literal, quotes included: control characters escaped and bytes that are
+// not valid UTF-8 replaced by U+FFFD, as every ringprof output writes names.
+void append_json_string(std::string& out, std::string_view s);
 
 class TimelineBackend : public Backend {
 public:

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "ringprof/detail/event.hpp"
-#include "engine/timeline_records.hpp"
 
 namespace ringprof::detail {
 
@@ -29,6 +28,10 @@ std::uint64_t record_length(const Event& first) {
             return 1;
     }
 }
+// decode() writes a Thread record first; it is taken back when no record of the thread follows.
+void take_back_if_alone(std::vector<TimelineRecord>* records, std::size_t before) {
+    if (records != nullptr && records->size() == before + 1) records->pop_back();
+}
 // Field by field: a braced OpenScope pushed as a whole was copied with a 16-byte load of the
 // narrower stores just made, which stalled on store forwarding (perf annotate of
 // BM_DrainerAggregation: a quarter of decode's samples).
@@ -40,8 +43,11 @@ void open_scope(ThreadTrack& track, std::uint32_t node, std::uint64_t begin_tick
 }  // namespace
 
 std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
-                                 std::vector<RawSpan>* spans) {
+                                 std::vector<TimelineRecord>* records) {
     const Ring& ring = track.ring->ring();
+    // The records that follow are this thread's; taken back below if none follows.
+    const std::size_t records_before = records != nullptr ? records->size() : 0;
+    if (records != nullptr) records->push_back(TimelineRecord::thread(track.tid, track.step));
     std::uint64_t i = from;
     while (i < to) {
         const Event& e = ring.at(i);
@@ -59,9 +65,9 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
                     const OpenScope open = track.stack.back();
                     track.stack.pop_back();
                     track.tree.charge(open.node, e.tsc - open.begin_ticks);
-                    if (spans != nullptr) {
-                        spans->emplace_back(track.tree.nodes()[open.node].site, open.begin_ticks, e.tsc, track.tid,
-                                            track.depth(), track.step);
+                    if (records != nullptr) {
+                        records->emplace_back(TimelineRecord::Kind::Span, 0, track.depth(),
+                                              track.tree.nodes()[open.node].site, open.begin_ticks, e.tsc);
                     }
                 }
                 break;
@@ -81,8 +87,9 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
                 track.steps.push_back(open);
                 track.step = open.step;
                 track.step_mode = open.mode;
-                if (spans != nullptr) {
-                    spans->push_back(step_record(open.mode, open.begin_ticks, 0, track.tid, open.depth, open.step));
+                if (records != nullptr) {
+                    records->push_back(TimelineRecord::step_begin(open.mode, open.step, open.begin_ticks, open.depth));
+                    records->push_back(TimelineRecord::thread(track.tid, track.step));
                 }
                 break;
             }
@@ -93,15 +100,16 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
                 track.steps.pop_back();
                 track.step = track.steps.empty() ? -1 : track.steps.back().step;
                 track.step_mode = track.steps.empty() ? 0 : track.steps.back().mode;
-                if (spans != nullptr) {
-                    spans->push_back(step_record(open.mode, open.begin_ticks, e.tsc, track.tid, open.depth, open.step));
+                if (records != nullptr) {
+                    records->push_back(TimelineRecord::step_end(open.mode, open.step, open.begin_ticks, e.tsc, open.depth));
+                    records->push_back(TimelineRecord::thread(track.tid, track.step));
                 }
                 break;
             }
             case EventKind::Gauge: {
                 const auto* site = static_cast<const Site*>(pointer_of(e.tag));
                 extras_.gauge(site->name).set(as_double(ring.at(i + 1).tsc), clock_.to_monotonic_ns(e.tsc));
-                if (spans != nullptr) spans->push_back(gauge_record(site, e.tsc, track.tid, as_double(ring.at(i + 1).tsc)));
+                if (records != nullptr) records->push_back(TimelineRecord::gauge(site, e.tsc, as_double(ring.at(i + 1).tsc)));
                 break;
             }
             case EventKind::ContextCapture: {
@@ -117,6 +125,7 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
                 if (slot.id == id) {
                     path_id = slot.path_id;
                 } else if (track.blocked_passes < 2) {
+                    take_back_if_alone(records, records_before);
                     return i;  // its capture is in a ring not read yet
                 }
                 const std::uint32_t node = track.tree.child(track.stack.back().node, nullptr, path_id);
@@ -131,6 +140,7 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
         }
         i += record_length(e);
     }
+    take_back_if_alone(records, records_before);
     return i;
 }
 

@@ -17,27 +17,9 @@
 #include "ringprof/timer_tree.hpp"
 #include "stats/stats_state.hpp"
 #include "engine/thread_track.hpp"
+#include "engine/timeline_records.hpp"
 
 namespace ringprof::detail {
-
-// A completed scope in raw ticks; the drainer converts it to a Span for the timeline backends.
-struct RawSpan {
-    // A constructor rather than an aggregate: emplace_back then stores the fields straight into
-    // the vector. Built as a temporary and copied, the 16-byte copy read back the fields' narrower
-    // stores before they had retired (a store-forwarding stall), which was most of what a span
-    // cost the drainer (perf annotate of BM_DrainerAggregation).
-    RawSpan() = default;
-    RawSpan(const Site* site_, std::uint64_t begin, std::uint64_t end, std::uint32_t tid_, std::uint32_t depth_,
-            std::int64_t step_)
-        : site(site_), begin_ticks(begin), end_ticks(end), tid(tid_), depth(depth_), step(step_) {}
-
-    const Site* site;
-    std::uint64_t begin_ticks;
-    std::uint64_t end_ticks;
-    std::uint32_t tid;
-    std::uint32_t depth;
-    std::int64_t step;
-};
 
 class Aggregator {
 public:
@@ -47,9 +29,9 @@ public:
     // when an adopted context's capture has not been read yet. The capture was published before
     // the adopt, so the pass after the one that first blocked reads it; a track still blocked
     // after two passes met a capture that was dropped (full ring) and adopts at the root.
-    // With `spans` non-null, every completed scope is appended there.
+    // With `records` non-null, what a timeline shows is appended there (timeline_records.hpp).
     std::uint64_t decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
-                         std::vector<RawSpan>* spans);
+                         std::vector<TimelineRecord>* records);
 
     // The thread has exited and its ring is fully read: keep its totals, forget the rest.
     void retire(ThreadTrack& track);

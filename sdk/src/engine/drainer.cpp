@@ -103,7 +103,7 @@ std::uint64_t Drainer::pass() {
     const auto now = std::chrono::steady_clock::now();
     const double since_ns = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_pass_).count());
     last_pass_ = now;
-    std::vector<RawSpan>* spans = span_sink_ ? &spans_ : nullptr;
+    std::vector<TimelineRecord>* spans = span_sink_ ? &spans_ : nullptr;
     for (std::size_t k = 0; k < tracks_.size();) {
         ThreadTrack& track = *tracks_[k];
         Ring& ring = track.ring->ring();

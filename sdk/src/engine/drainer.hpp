@@ -29,13 +29,13 @@ struct SpanThread {
 
 class Drainer {
 public:
-    using SpanSink = std::function<void(std::vector<RawSpan>&)>;
+    using SpanSink = std::function<void(std::vector<TimelineRecord>&)>;
     using PeriodicTask = std::function<void(Drainer&)>;
 
     explicit Drainer(ClockCalibration& clock);
     ~Drainer();  // stop() if still running
 
-    // `sink` receives completed scopes after each pass when set (it may swap the vector out).
+    // `sink` receives the timeline's records after each pass when set (it may swap the vector out).
     void set_span_sink(SpanSink sink) { span_sink_ = std::move(sink); }
     // For the span sink: the threads whose spans it is receiving.
     const std::vector<SpanThread>& span_threads() const { return span_threads_; }
@@ -71,7 +71,7 @@ private:
     ClockCalibration& clock_;
     Aggregator aggregator_;
     std::vector<ThreadTrack*> tracks_;
-    std::vector<RawSpan> spans_;
+    std::vector<TimelineRecord> spans_;
     std::vector<SpanThread> span_threads_;
     SpanSink span_sink_;
     std::uint64_t retired_dropped_ = 0;

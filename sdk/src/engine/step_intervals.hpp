@@ -1,5 +1,5 @@
 // The steps seen so far, on the tick clock, so a span of any thread can be labeled with the step
-// that was running when it began. Used on the drainer thread only.
+// that was running when it began. Used on the timeline writer thread only.
 //
 // Steps usually come from one thread and follow each other, so the lookup checks the newest step
 // first; overlapping steps (several stepping threads, GLOBAL around TRAIN) resolve to the one that

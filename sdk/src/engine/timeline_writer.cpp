@@ -8,7 +8,6 @@
 #include "engine/ring_room.hpp"
 #include "ringprof/detail/recorder.hpp"
 #include "engine/thread_role.hpp"
-#include "engine/timeline_records.hpp"
 
 namespace ringprof::detail {
 
@@ -59,7 +58,7 @@ void TimelineWriter::stop() {
 
 // ---------------------------------------------------------------- drainer side
 
-void TimelineWriter::on_pass(std::vector<RawSpan>& raw, const std::vector<SpanThread>& threads) {
+void TimelineWriter::on_pass(std::vector<TimelineRecord>& raw, const std::vector<SpanThread>& threads) {
     Item item;
     for (const SpanThread& t : threads) {
         auto [it, inserted] = names_.try_emplace(t.tid, t.name);
@@ -78,7 +77,7 @@ void TimelineWriter::on_pass(std::vector<RawSpan>& raw, const std::vector<SpanTh
     }
     if (!running_) return;
     last_send_ticks_ = last_pass_ticks_;
-    std::vector<RawSpan> recycled;
+    std::vector<TimelineRecord> recycled;
     const bool have_recycled = free_.try_dequeue(recycled);
     if (options_.max_depth == 0 && options_.min_ns == 0 && have_recycled && recycled.capacity() >= raw.size()) {
         // Nothing to filter: the filled vector itself goes to the writer and the drainer goes on
@@ -99,15 +98,15 @@ void TimelineWriter::on_pass(std::vector<RawSpan>& raw, const std::vector<SpanTh
 
 // Filtering here rather than on the writer: two compares per span on the drainer are cheaper
 // than shipping every span of a filtered hot loop to another thread.
-void TimelineWriter::copy_filtered(const std::vector<RawSpan>& raw, std::vector<RawSpan>& out) {
+void TimelineWriter::copy_filtered(const std::vector<TimelineRecord>& raw, std::vector<TimelineRecord>& out) {
     if (options_.max_depth == 0 && options_.min_ns == 0) {
         out.insert(out.end(), raw.begin(), raw.end());
         return;
     }
-    const std::uint32_t max_depth = options_.max_depth != 0 ? options_.max_depth : kGaugeDepth;
+    const std::uint32_t max_depth = options_.max_depth != 0 ? options_.max_depth : ~std::uint32_t{0};
     const auto min_ticks = static_cast<std::uint64_t>(static_cast<double>(options_.min_ns) / clock_.ns_per_tick());
-    for (const RawSpan& r : raw) {
-        const bool scope = !is_gauge_record(r) && !is_step_record(r);
+    for (const TimelineRecord& r : raw) {
+        const bool scope = r.kind == TimelineRecord::Kind::Span;
         if (scope && (r.depth >= max_depth || r.end_ticks - r.begin_ticks < min_ticks)) continue;
         out.push_back(r);
     }
@@ -117,8 +116,13 @@ void TimelineWriter::copy_filtered(const std::vector<RawSpan>& raw, std::vector<
 void TimelineWriter::enqueue(Item item) {
     const std::size_t n = item.raw.size();
     if (n != 0 && in_flight_.load(std::memory_order_acquire) + n > options_.queue_spans) {
-        // The writer is behind: keep the steps (a handful per second), lose the rest, counted.
-        item.raw.erase(std::partition(item.raw.begin(), item.raw.end(), [](const RawSpan& r) { return is_step_record(r); }),
+        // The writer is behind: keep the steps (a handful per second) and the Thread records
+        // they belong to, in order; lose the spans and gauge samples, counted.
+        item.raw.erase(std::remove_if(item.raw.begin(), item.raw.end(),
+                                      [](const TimelineRecord& r) {
+                                          return r.kind == TimelineRecord::Kind::Span ||
+                                                 r.kind == TimelineRecord::Kind::Gauge;
+                                      }),
                        item.raw.end());
         dropped_.fetch_add(n - item.raw.size(), std::memory_order_relaxed);
     }
@@ -176,47 +180,56 @@ void TimelineWriter::guarded(const Sink& s, const char* stage, const std::functi
     }
 }
 
-void TimelineWriter::take(const RawSpan& r) {
-    if (is_step_record(r)) {
-        const auto mode = static_cast<std::uint32_t>(step_mode_of(r.site));
-        if (r.end_ticks == 0) {
-            steps_.open(r.begin_ticks, r.step, r.tid, mode);
-        } else {
-            steps_.close(r.begin_ticks, r.end_ticks, r.tid, mode);
-            append(r, r.step);
+void TimelineWriter::take(const TimelineRecord& r) {
+    switch (r.kind) {
+        case TimelineRecord::Kind::Thread:
+            tid_ = r.tid();
+            step_ = r.step;
+            break;
+        case TimelineRecord::Kind::Span:
+            if (step_ >= 0) {
+                append(PendingSpan{r.site, r.begin_ticks, r.end_ticks, tid_, r.depth}, step_);  // its own thread's step: exact
+            } else {
+                pending_.push_back(PendingSpan{r.site, r.begin_ticks, r.end_ticks, tid_, r.depth});
+            }
+            break;
+        case TimelineRecord::Kind::StepBegin:
+            steps_.open(r.begin_ticks, r.step, tid_, r.mode);
+            break;
+        case TimelineRecord::Kind::StepEnd:
+            steps_.close(r.begin_ticks, r.end_ticks, tid_, r.mode);
+            append(PendingSpan{r.step_site(), r.begin_ticks, r.end_ticks, tid_, r.depth}, r.step);
+            break;
+        case TimelineRecord::Kind::Gauge: {
+            const std::uint64_t at = clock_.to_epoch_ns(r.begin_ticks);
+            for (const Sink& s : sinks_) {
+                if (s.timeline != nullptr) guarded(s, "counter", [&] { s.timeline->on_counter(r.site->name, at, tid_, r.value()); });
+            }
+            break;
         }
-    } else if (is_gauge_record(r)) {
-        const std::uint64_t at = clock_.to_epoch_ns(r.begin_ticks);
-        for (const Sink& s : sinks_) {
-            if (s.timeline != nullptr) guarded(s, "counter", [&] { s.timeline->on_counter(r.site->name, at, r.tid, gauge_value(r)); });
-        }
-    } else if (r.step >= 0) {
-        append(r, r.step);  // its own thread's step: exact, no need to wait
-    } else {
-        pending_.push_back(r);
     }
 }
 
 void TimelineWriter::release_pending(std::uint64_t horizon) {
     std::size_t kept = 0;
-    for (const RawSpan& r : pending_) {
-        if (r.begin_ticks < horizon) {
-            append(r, steps_.step_at(r.begin_ticks));
+    for (const PendingSpan& p : pending_) {
+        if (p.begin_ticks < horizon) {
+            append(p, steps_.step_at(p.begin_ticks));
         } else {
-            pending_[kept++] = r;
+            pending_[kept++] = p;
         }
     }
     pending_.resize(kept);
 }
 
-void TimelineWriter::append(const RawSpan& r, std::int64_t step) {
+void TimelineWriter::append(const PendingSpan& p, std::int64_t step) {
     Span s;
-    s.site = r.site;
-    s.name = r.site != nullptr ? r.site->name : "";
-    s.begin_ns = clock_.to_epoch_ns(r.begin_ticks);
-    s.end_ns = clock_.to_epoch_ns(r.end_ticks);
-    s.tid = r.tid;
-    s.depth = r.depth;
+    s.site = p.site;
+    s.name = p.site != nullptr ? p.site->name : "";
+    s.begin_ns = clock_.to_epoch_ns(p.begin_ticks);
+    s.end_ns = clock_.to_epoch_ns(p.end_ticks);
+    s.tid = p.tid;
+    s.depth = p.depth;
     s.step = step;
     batch_.spans.push_back(s);
     if (batch_.spans.size() >= kBatchSpans) deliver();
@@ -237,7 +250,7 @@ void TimelineWriter::process(Item& item) {
             guarded(s, "thread name", [&] { s.timeline->on_thread_name(thread.first, thread.second); });
         }
     }
-    for (const RawSpan& r : item.raw) take(r);
+    for (const TimelineRecord& r : item.raw) take(r);
     release_pending(item.barrier != 0 ? StepIntervals::kOpen : item.horizon);
     if (item.barrier != 0 || batch_.spans.size() >= kBatchSpans / 8) deliver();
     if (item.budget != 0) in_flight_.fetch_sub(item.budget, std::memory_order_acq_rel);

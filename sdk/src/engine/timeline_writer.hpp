@@ -1,12 +1,13 @@
 // Moves completed spans from the drainer to the timeline backends, which run on a thread of
 // their own so compression and file I/O never stall draining.
 //
-// The drainer's side (on_pass, its span sink) hands its filled vector to the writer and goes on
-// with a recycled one (unless filters apply: then two compares per span and the survivors are
-// copied into a recycled queue item), stamped with the pass's time. The rest happens on the writer: step records update the step intervals,
-// scopes get their step label and absolute time and reach the backends in batches.
-// (Converting on the drainer cost it ~40 ns per span, enough for rings to overflow on a busy
-// two-core machine in the demo.)
+// The drainer's side (on_pass, its span sink) hands its filled vector of TimelineRecords
+// (timeline_records.hpp: raw ticks, 32 bytes a span) to the writer and goes on with a recycled
+// one (unless filters apply: then two compares per span and the survivors are copied into a
+// recycled queue item), stamped with the pass's time. The rest happens on the writer: step
+// records update the step intervals, scopes get their thread, step label and absolute time and
+// reach the backends in batches. (Converting on the drainer cost it ~40 ns per span, enough for
+// rings to overflow on a busy two-core machine in the demo.)
 //
 // Step labels are assigned by time: a span carries the step that was running when it began, on
 // whatever thread the step marker ran. Rings are read in arbitrary order, so a worker's span may
@@ -16,7 +17,8 @@
 // thread's own spans keep the step from its own stack, which is exact.
 //
 // Backpressure: at most `queue_spans` records are in flight between the drainer and the writer.
-// A pass that does not fit loses its scopes (never its steps), counted in dropped_spans(); the
+// A pass that does not fit loses its scopes and gauge samples (never its steps), counted in
+// dropped_spans(); the
 // aggregates are unaffected because they are built before this point.
 //
 // Ordering with snapshots: hold() delivers everything drained so far, waits until the writer has
@@ -37,12 +39,12 @@
 
 #include <concurrentqueue/concurrentqueue.h>
 
-#include "engine/aggregator.hpp"
 #include "engine/clock_calibration.hpp"
 #include "engine/drainer.hpp"
 #include "ringprof/backend.hpp"
 #include "ringprof/timeline_backend.hpp"
 #include "engine/step_intervals.hpp"
+#include "engine/timeline_records.hpp"
 #include "process/output_problems.hpp"
 
 namespace ringprof::detail {
@@ -72,7 +74,7 @@ public:
     void stop();
 
     // The drainer's span sink, called after every pass (drainer thread).
-    void on_pass(std::vector<RawSpan>& raw, const std::vector<SpanThread>& threads);
+    void on_pass(std::vector<TimelineRecord>& raw, const std::vector<SpanThread>& threads);
 
     class Hold {
     public:
@@ -100,7 +102,7 @@ public:
 
 private:
     struct Item {
-        std::vector<RawSpan> raw;
+        std::vector<TimelineRecord> raw;
         std::vector<std::pair<std::uint32_t, std::string>> names;
         std::uint64_t horizon = 0;    // spans that began before this can be labeled
         Backend* added = nullptr;
@@ -114,7 +116,7 @@ private:
     };
 
     // Drainer side.
-    void copy_filtered(const std::vector<RawSpan>& raw, std::vector<RawSpan>& out);
+    void copy_filtered(const std::vector<TimelineRecord>& raw, std::vector<TimelineRecord>& out);
     void enqueue(Item item);
     std::uint64_t send_barrier(bool last);
     void wake_writer();
@@ -122,9 +124,17 @@ private:
     // Writer side.
     void loop();
     void process(Item& item);
-    void take(const RawSpan& r);
+    // A span of another thread than the stepping one, waiting for its step label.
+    struct PendingSpan {
+        const Site* site;
+        std::uint64_t begin_ticks;
+        std::uint64_t end_ticks;
+        std::uint32_t tid;
+        std::uint32_t depth;
+    };
+    void take(const TimelineRecord& r);
     void release_pending(std::uint64_t horizon);
-    void append(const RawSpan& r, std::int64_t step);
+    void append(const PendingSpan& s, std::int64_t step);
     void deliver();
     void guarded(const Sink& s, const char* stage, const std::function<void()>& fn);
 
@@ -142,7 +152,7 @@ private:
     // Polled, not signalled per item: waking the writer for every pass preempts the drainer on
     // busy machines, so only barriers wake it early.
     moodycamel::ConcurrentQueue<Item> queue_;
-    moodycamel::ConcurrentQueue<std::vector<RawSpan>> free_;  // emptied vectors, reused
+    moodycamel::ConcurrentQueue<std::vector<TimelineRecord>> free_;  // emptied vectors, reused
     std::atomic<std::size_t> in_flight_{0};
     std::atomic<std::uint64_t> dropped_{0};
     std::atomic<std::uint64_t> filtered_{0};
@@ -152,7 +162,9 @@ private:
     OutputProblems own_problems_{""};
     ProblemReporter reporter_;
     StepIntervals steps_;
-    std::vector<RawSpan> pending_;        // held back until the step horizon passes them
+    std::uint32_t tid_ = 0;               // of the last Thread record taken
+    std::int64_t step_ = -1;              // and the step that thread is in
+    std::vector<PendingSpan> pending_;    // held back until the step horizon passes them
     SpanBatch batch_;
 
     std::mutex mutex_;

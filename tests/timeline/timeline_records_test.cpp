@@ -1,0 +1,172 @@
+// The drainer -> writer records (engine/timeline_records.hpp) say what they are: decoding writes
+// one record per span, step boundary and gauge sample, each of its own kind, and the writer
+// turns each kind into what it is whatever values its fields hold (the former RawSpan took a
+// span at depth 0xFFFFFFFF for a gauge, and a step ending at tick 0 for one still open).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "engine/aggregator.hpp"
+#include "engine/clock_calibration.hpp"
+#include "engine/thread_ring.hpp"
+#include "engine/thread_track.hpp"
+#include "engine/timeline_records.hpp"
+#include "engine/timeline_writer.hpp"
+#include "ringprof/ringprof.hpp"
+#include "timeline_test_support.hpp"
+
+namespace ringprof {
+namespace {
+
+using namespace ringprof::testing;
+using detail::Event;
+using detail::EventKind;
+using detail::TimelineRecord;
+using Kind = detail::TimelineRecord::Kind;
+
+alignas(16) constexpr Site kWork{"work", "", "", 0};
+alignas(16) constexpr Site kLoss{"loss", "", "", 0};
+
+std::uint64_t bits_of(double v) {
+    std::uint64_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+TEST(TimelineRecords, DecodingWritesAThreadRecordThenOneRecordPerSpanStepAndGaugeOfItsKind) {
+    detail::ThreadRing ring(64);
+    const Event events[] = {
+        {100, detail::make_tag(std::uint64_t{3}, EventKind::StepBegin)},  // GLOBAL step 42
+        {42, 0},
+        {110, detail::make_tag(&kWork, EventKind::Begin)},
+        {120, detail::make_tag(&kLoss, EventKind::Gauge)},
+        {bits_of(0.5), 0},
+        {130, detail::make_tag(&kWork, EventKind::End)},
+        {140, detail::make_tag(std::uint64_t{3}, EventKind::StepEnd)},
+    };
+    ASSERT_TRUE(ring.ring().try_write(events, sizeof events / sizeof events[0]));
+    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
+    detail::Aggregator aggregator(clock);
+    detail::ThreadTrack track(&ring, 0);
+    std::vector<TimelineRecord> records;
+    const std::uint64_t head = ring.ring().readable_head();
+    ASSERT_EQ(aggregator.decode(track, ring.ring().tail(), head, &records), head);
+
+    ASSERT_EQ(records.size(), 7u);
+    EXPECT_EQ(records[0].kind, Kind::Thread);
+    EXPECT_EQ(records[0].tid(), track.tid);
+    EXPECT_EQ(records[0].step, -1);
+    EXPECT_EQ(records[1].kind, Kind::StepBegin);
+    EXPECT_EQ(records[1].step, 42);
+    EXPECT_EQ(records[1].step_site(), &detail::kStepSites[3]);
+    EXPECT_EQ(records[1].begin_ticks, 100u);
+    EXPECT_EQ(records[2].kind, Kind::Thread) << "the thread's step changed";
+    EXPECT_EQ(records[2].step, 42);
+    EXPECT_EQ(records[3].kind, Kind::Gauge);
+    EXPECT_EQ(records[3].site, &kLoss);
+    EXPECT_EQ(records[3].begin_ticks, 120u);
+    EXPECT_EQ(records[3].value(), 0.5);
+    EXPECT_EQ(records[4].kind, Kind::Span);
+    EXPECT_EQ(records[4].site, &kWork);
+    EXPECT_EQ(records[4].begin_ticks, 110u);
+    EXPECT_EQ(records[4].end_ticks, 130u);
+    EXPECT_EQ(records[4].depth, 0u) << "steps are not scopes: no level of their own";
+    EXPECT_EQ(records[5].kind, Kind::StepEnd);
+    EXPECT_EQ(records[5].step, 42);
+    EXPECT_EQ(records[5].begin_ticks, 100u);
+    EXPECT_EQ(records[5].end_ticks, 140u);
+    EXPECT_EQ(records[6].kind, Kind::Thread);
+    EXPECT_EQ(records[6].step, -1);
+}
+
+TEST(TimelineRecords, ADecodeThatFindsNothingForTheTimelineWritesNoRecord) {
+    detail::ThreadRing ring(64);
+    const Event begin{100, detail::make_tag(&kWork, EventKind::Begin)};
+    ASSERT_TRUE(ring.ring().try_write(&begin, 1));
+    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
+    detail::Aggregator aggregator(clock);
+    detail::ThreadTrack track(&ring, 0);
+    std::vector<TimelineRecord> records;
+    aggregator.decode(track, ring.ring().tail(), ring.ring().readable_head(), &records);
+    EXPECT_TRUE(records.empty()) << "an open scope is not on the timeline yet";
+}
+
+// Records whatever the writer delivers, counters with their thread.
+class KindsBackend : public TimelineBackend {
+public:
+    const char* name() const override { return "kinds"; }
+    void on_spans(const SpanBatch& b) override { spans.insert(spans.end(), b.spans.begin(), b.spans.end()); }
+    void on_counter(const char* n, std::uint64_t, std::uint32_t tid, double v) override {
+        counters.push_back({n, tid, v});
+    }
+    struct Counter {
+        std::string name;
+        std::uint32_t tid;
+        double value;
+    };
+    std::vector<Span> spans;
+    std::vector<Counter> counters;
+};
+
+TEST(TimelineRecords, EveryKindReachesTheBackendsAsWhatItIsWhateverItsValues) {
+    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
+    detail::TimelineWriter writer(clock, detail::TimelineOptions{});
+    KindsBackend backend;
+    writer.add_backend(&backend);
+    writer.start();
+    std::vector<TimelineRecord> records{
+        TimelineRecord::thread(7, 5),
+        // Values the old encoding read as a gauge (depth 0xFFFFFFFF) and as an open step (end 0).
+        TimelineRecord::span(&kWork, 0, 0, 0xFFFFFFFFu),
+        TimelineRecord::step_begin(1, 9, 0, 0),
+        TimelineRecord::step_end(1, 9, 0, 0, 0),
+        TimelineRecord::thread(8, 6),
+        TimelineRecord::gauge(&kLoss, 50, -1.0),
+    };
+    writer.on_pass(records, {{7, "seven"}, {8, "eight"}});
+    writer.stop();
+
+    ASSERT_EQ(backend.spans.size(), 2u);
+    EXPECT_STREQ(backend.spans[0].name, "work");
+    EXPECT_EQ(backend.spans[0].depth, 0xFFFFFFFFu);
+    EXPECT_EQ(backend.spans[0].tid, 7u);
+    EXPECT_EQ(backend.spans[0].step, 5) << "the step of its Thread record";
+    EXPECT_EQ(backend.spans[1].site, &detail::kStepSites[1]);
+    EXPECT_EQ(backend.spans[1].step, 9);
+    EXPECT_EQ(backend.spans[1].tid, 7u);
+    ASSERT_EQ(backend.counters.size(), 1u);
+    EXPECT_EQ(backend.counters[0].name, "loss");
+    EXPECT_EQ(backend.counters[0].tid, 8u) << "the thread of the Thread record before it";
+    EXPECT_EQ(backend.counters[0].value, -1.0);
+}
+
+TEST(TimelineRecords, FiltersAndOverflowKeepStepsAndTheThreadTheyBelongTo) {
+    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
+    detail::TimelineOptions options;
+    options.queue_spans = 4;  // the second pass does not fit
+    options.max_depth = 1;
+    detail::TimelineWriter writer(clock, options);
+    KindsBackend backend;
+    writer.add_backend(&backend);
+    writer.start();
+    std::vector<TimelineRecord> fits{TimelineRecord::thread(3, -1), TimelineRecord::span(&kWork, 10, 20, 0),
+                                     TimelineRecord::span(&kWork, 12, 18, 1)};  // filtered: too deep
+    std::vector<TimelineRecord> overflows{TimelineRecord::thread(4, -1), TimelineRecord::span(&kWork, 30, 40, 0),
+                                          TimelineRecord::span(&kWork, 31, 39, 0),
+                                          TimelineRecord::step_begin(0, 1, 41, 0), TimelineRecord::thread(4, 1),
+                                          TimelineRecord::step_end(0, 1, 41, 50, 0), TimelineRecord::thread(4, -1)};
+    writer.on_pass(fits, {{3, "three"}});
+    writer.on_pass(overflows, {{4, "four"}});
+    writer.stop();
+    EXPECT_EQ(writer.filtered_spans(), 1u);
+    EXPECT_EQ(writer.dropped_spans(), 2u) << "both spans of the pass that did not fit, and nothing else";
+    ASSERT_EQ(backend.spans.size(), 2u);
+    EXPECT_EQ(backend.spans[0].tid, 3u);
+    EXPECT_EQ(backend.spans[1].site, &detail::kStepSites[0]);
+    EXPECT_EQ(backend.spans[1].tid, 4u) << "the step keeps its thread";
+    EXPECT_EQ(backend.spans[1].step, 1);
+}
+
+}  // namespace
+}  // namespace ringprof
