@@ -76,6 +76,8 @@ test)
         --benchmark_repetitions=5 --budget=1.8)
     echo "== overhead budget: instructions per recorded PROF_SCOPE (callgrind) under a fixed ceiling"
     "$here/bench/check_instructions_per_scope.sh" "$build_root/release"
+    echo "== Python cost budget: a scope at most 1/5 of a pure-Python timer, Profile at most cProfile"
+    "$here/bench/check_python_cost.sh" "$build_root/release"
     echo "== ThreadSanitizer"
     configure_and_build "$build_root/tsan" "${all_parts[@]}" -DRINGPROF_SANITIZE=thread \
         -DRINGPROF_BUILD_BENCH=OFF -DRINGPROF_BUILD_EXAMPLES=OFF
