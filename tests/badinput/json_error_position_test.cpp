@@ -7,8 +7,8 @@
 
 namespace {
 
-using ringprof::trace::describe_offset;
-using ringprof::trace::find_json_syntax_problem;
+using ringprof::detail::describe_offset;
+using ringprof::detail::find_json_syntax_problem;
 
 std::size_t offset_of(const std::string& text) {
     const auto p = find_json_syntax_problem(text);

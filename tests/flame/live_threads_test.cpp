@@ -18,7 +18,7 @@
 namespace {
 
 std::string inflate_file(const std::string& path) {
-    auto src = ringprof::merge::open_trace_file(path);
+    auto src = ringprof::detail::open_trace_file(path);
     std::string out;
     char buf[1 << 16];
     while (const std::size_t n = src->read(buf, sizeof buf)) out.append(buf, n);

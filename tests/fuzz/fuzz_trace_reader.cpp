@@ -9,24 +9,24 @@
 
 namespace {
 
-class CountingSink final : public ringprof::merge::EventSink {
+class CountingSink final : public ringprof::detail::EventSink {
 public:
     std::size_t bytes = 0;
-    void on_event(const ringprof::merge::ReadEvent& e) override {
+    void on_event(const ringprof::detail::ReadEvent& e) override {
         bytes += e.name.size() + e.phase.size() + e.thread_label.size() + e.args_json.size();
     }
 };
 
-void read(std::unique_ptr<ringprof::merge::ByteSource> src, bool with_base) {
-    ringprof::merge::ReaderSetup setup;
+void read(std::unique_ptr<ringprof::detail::ByteSource> src, bool with_base) {
+    ringprof::detail::ReaderSetup setup;
     setup.node_id = "fuzz";
     setup.has_base = with_base;
-    setup.base = ringprof::merge::TraceNumber::integer(1000);
+    setup.base = ringprof::detail::TraceNumber::integer(1000);
     setup.chunk_bytes = 64;  // many refills: elements and escapes straddle chunk boundaries
     CountingSink sink;
     try {
-        ringprof::merge::read_trace_events(*src, setup, sink);
-    } catch (const ringprof::merge::InputError&) {
+        ringprof::detail::read_trace_events(*src, setup, sink);
+    } catch (const ringprof::detail::InputError&) {
     }
 }
 
@@ -37,9 +37,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The first byte picks the path so one corpus covers both readers.
     const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
     if (data[0] & 1) {
-        read(ringprof::merge::gzip_source(ringprof::merge::memory_source(bytes)), data[0] & 2);
+        read(ringprof::detail::gzip_source(ringprof::detail::memory_source(bytes)), data[0] & 2);
     } else {
-        read(ringprof::merge::memory_source(bytes), data[0] & 2);
+        read(ringprof::detail::memory_source(bytes), data[0] & 2);
     }
     return 0;
 }

@@ -4,7 +4,7 @@
 #include "json/json_text.hpp"
 #include "trace/trace_number.hpp"
 
-using namespace ringprof::merge;
+using namespace ringprof::detail;
 
 namespace {
 

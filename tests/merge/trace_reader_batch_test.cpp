@@ -9,7 +9,7 @@
 #include "trace/byte_source.hpp"
 #include "trace/trace_reader.hpp"
 
-using namespace ringprof::merge;
+using namespace ringprof::detail;
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace ringprof::flame_detail {
+namespace ringprof::detail {
 
 double layout_span(const TimerNode& node) {
     double sum = 0.0;
@@ -33,4 +33,4 @@ std::string format_seconds(double seconds) {
     return buf;
 }
 
-}  // namespace ringprof::flame_detail
+}  // namespace ringprof::detail

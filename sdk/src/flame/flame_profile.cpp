@@ -61,23 +61,23 @@ FlameProfile flame_profile(const TimerTree& tree, std::string_view title) {
 FlameProfile load_flame_profile(const std::string& path) {
     std::string why;
     try {
-        return flame_detail::read_trace_profile(path);
-    } catch (const merge::NotATraceError& e) {
+        return detail::read_trace_profile(path);
+    } catch (const detail::NotATraceError& e) {
         why = e.what();
     }
     // Not an event list: a timers file is the other input a flame graph is drawn from.
     std::string text;
-    if (const std::string problem = trace::read_file_text(path, text); !problem.empty()) {
+    if (const std::string problem = detail::read_file_text(path, text); !problem.empty()) {
         throw FlameInputError(path + ": " + problem);
     }
     if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b) {
         try {  // a gzip-compressed timers file
-            auto src = merge::gzip_source(merge::memory_source(text));
+            auto src = detail::gzip_source(detail::memory_source(text));
             std::string plain;
             char buf[1 << 16];
             while (const std::size_t n = src->read(buf, sizeof buf)) plain.append(buf, n);
             text = std::move(plain);
-        } catch (const merge::InputError& e) {
+        } catch (const detail::InputError& e) {
             throw FlameInputError(path + ": " + e.what());
         }
     }

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-namespace ringprof::flame_detail {
+namespace ringprof::detail {
 
 std::uint32_t name_hash(std::string_view name) {
     std::uint32_t h = 2166136261u;  // FNV-1a: stable across platforms and runs
@@ -32,4 +32,4 @@ std::string frame_color(std::string_view name, bool parallel) {
     return buf;
 }
 
-}  // namespace ringprof::flame_detail
+}  // namespace ringprof::detail

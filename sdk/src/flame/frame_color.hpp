@@ -7,10 +7,10 @@
 #include <string>
 #include <string_view>
 
-namespace ringprof::flame_detail {
+namespace ringprof::detail {
 
 std::uint32_t name_hash(std::string_view name);
 // "rgb(r,g,b)"
 std::string frame_color(std::string_view name, bool parallel);
 
-}  // namespace ringprof::flame_detail
+}  // namespace ringprof::detail

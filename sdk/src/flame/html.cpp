@@ -161,13 +161,13 @@ std::string render_html(const FlameProfile& profile) {
 
     std::string out;
     out.reserve(data.size() + 32 * 1024);
-    out += flame_detail::html_page_head();
+    out += detail::html_page_head();
     append_html_text(out, profile.title.empty() ? std::string("ringprof flame graph") : profile.title + " - flame graph");
-    out += flame_detail::html_page_body();
+    out += detail::html_page_body();
     out += "<script type=\"application/json\" id=\"flame-data\">";
     out += script_safe(data);
     out += "</script>\n<script>\n";
-    out += flame_detail::html_page_script();
+    out += detail::html_page_script();
     out += "</script>\n</body>\n</html>\n";
     return out;
 }

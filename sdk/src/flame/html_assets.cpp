@@ -1,7 +1,7 @@
 // Everything the page needs is here, inline: the report must open from a file, offline.
 #include "flame/html_assets.hpp"
 
-namespace ringprof::flame_detail {
+namespace ringprof::detail {
 
 std::string_view html_page_head() {
     return R"PAGE(<!DOCTYPE html>
@@ -747,4 +747,4 @@ drawTimeline();
 )PAGE";
 }
 
-}  // namespace ringprof::flame_detail
+}  // namespace ringprof::detail

@@ -3,10 +3,10 @@
 
 #include <string_view>
 
-namespace ringprof::flame_detail {
+namespace ringprof::detail {
 
 std::string_view html_page_head();    // up to the text of <title>
 std::string_view html_page_body();    // from </title> to the data block
 std::string_view html_page_script();  // the viewer, run after the data block
 
-}  // namespace ringprof::flame_detail
+}  // namespace ringprof::detail

@@ -2,7 +2,7 @@
 
 #include "flame/profile_from_trace.hpp"
 
-namespace ringprof::flame_detail {
+namespace ringprof::detail {
 
 namespace {
 
@@ -32,4 +32,4 @@ void merge_thread_trees(const std::vector<const TimerNode*>& threads, TimerNode&
     for (std::size_t i = 0; i < threads.size(); ++i) add(merged, *threads[i], path, i, first_thread);
 }
 
-}  // namespace ringprof::flame_detail
+}  // namespace ringprof::detail

@@ -11,7 +11,7 @@
 #include "trace/byte_source.hpp"
 #include "trace/trace_reader.hpp"
 
-namespace ringprof::flame_detail {
+namespace ringprof::detail {
 
 namespace {
 
@@ -34,9 +34,9 @@ struct Thread {
 
 // Takes the events the shared trace reader hands out (complete, B/E already joined) and keeps
 // per thread what the flame graph needs.
-class Collector final : public merge::EventSink {
+class Collector final : public detail::EventSink {
 public:
-    void on_event(const merge::ReadEvent& e) override {
+    void on_event(const detail::ReadEvent& e) override {
         Thread& t = thread(e);
         if (t.thread_name.empty() && !e.thread_name.empty()) t.thread_name = std::string(e.thread_name);
         if (!e.phase.empty() && e.phase != "Unknown") process_names_.emplace(std::string(e.pid), std::string(e.phase));
@@ -88,7 +88,7 @@ private:
         return it->second;
     }
 
-    Thread& thread(const merge::ReadEvent& e) {
+    Thread& thread(const detail::ReadEvent& e) {
         key_.assign(e.pid);
         key_ += '\x1f';
         key_ += e.thread_key;
@@ -211,23 +211,23 @@ std::string base_name(const std::string& path) {
 
 FlameProfile read_trace_profile(const std::string& path) {
     Collector collector;
-    merge::ReadOutcome outcome;
-    std::unique_ptr<merge::ByteSource> src;
+    detail::ReadOutcome outcome;
+    std::unique_ptr<detail::ByteSource> src;
     try {
-        src = merge::open_trace_file(path);
-    } catch (const merge::InputError& e) {
+        src = detail::open_trace_file(path);
+    } catch (const detail::InputError& e) {
         throw FlameInputError(path + ": " + e.what());
     }
     try {
-        merge::ReaderSetup setup;
+        detail::ReaderSetup setup;
         setup.close_open_spans = true;
         // Relative times are what a flame graph needs; the time base is not applied.
         setup.has_base = true;
-        setup.base = merge::TraceNumber::integer(0);
-        outcome = merge::read_trace_events(*src, setup, collector);
-    } catch (const merge::NotATraceError&) {
+        setup.base = detail::TraceNumber::integer(0);
+        outcome = detail::read_trace_events(*src, setup, collector);
+    } catch (const detail::NotATraceError&) {
         throw;
-    } catch (const merge::InputError& e) {
+    } catch (const detail::InputError& e) {
         throw FlameInputError(path + ": not a readable trace: " + e.what());
     }
     if (collector.spans() == 0) {
@@ -238,4 +238,4 @@ FlameProfile read_trace_profile(const std::string& path) {
     return collector.finish(base_name(path));
 }
 
-}  // namespace ringprof::flame_detail
+}  // namespace ringprof::detail

@@ -6,10 +6,10 @@
 
 #include "ringprof/flame.hpp"
 
-namespace ringprof::flame_detail {
+namespace ringprof::detail {
 
 // Reads events from `path` through the shared trace reader (trace/trace_reader, the one `ringprof
-// merge` uses). Throws FlameInputError naming the file, or merge::NotATraceError when the file
+// merge` uses). Throws FlameInputError naming the file, or detail::NotATraceError when the file
 // holds no event list at all (it may be a timers file).
 FlameProfile read_trace_profile(const std::string& path);
 
@@ -17,4 +17,4 @@ FlameProfile read_trace_profile(const std::string& path);
 // marked parallel, as the live aggregator does.
 void merge_thread_trees(const std::vector<const TimerNode*>& threads, TimerNode& merged);
 
-}  // namespace ringprof::flame_detail
+}  // namespace ringprof::detail

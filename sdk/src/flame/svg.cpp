@@ -13,7 +13,7 @@ namespace ringprof {
 
 namespace {
 
-using flame_detail::format_seconds;
+using detail::format_seconds;
 
 struct Frame {
     const TimerNode* node;
@@ -27,7 +27,7 @@ void layout(const TimerNode& node, const TimerNode* parent, double x, double w, 
             double min_px, std::vector<Frame>& out) {
     if (w < min_px) return;
     out.push_back({&node, parent, x, w, depth, scaled});
-    const double span = flame_detail::layout_span(node);
+    const double span = detail::layout_span(node);
     if (span <= 0.0) return;
     const bool squeeze = span > node.total;
     double cx = x;
@@ -82,7 +82,7 @@ std::string render_svg(const TimerNode& root, const SvgOptions& options) {
     const double char_px = font_px * 0.6;  // monospace advance
 
     std::vector<Frame> frames;
-    if (root.total > 0.0 || flame_detail::layout_span(root) > 0.0) {
+    if (root.total > 0.0 || detail::layout_span(root) > 0.0) {
         layout(root, nullptr, pad, chart_w, 0, false, std::max(options.min_frame_px, 0.0), frames);
     }
     int max_depth = 0;
@@ -123,7 +123,7 @@ std::string render_svg(const TimerNode& root, const SvgOptions& options) {
         append_xml(out, tip);
         out += "</title><rect x=\"" + fixed(f.x, 2) + "\" y=\"" + fixed(y, 1) + "\" width=\"" + fixed(f.w, 3) +
                "\" height=\"" + std::to_string(fh - 1) + "\" rx=\"2\" fill=\"" +
-               flame_detail::frame_color(n.name, n.is_parallel) + "\"/>";
+               detail::frame_color(n.name, n.is_parallel) + "\"/>";
         const std::string label = fit_label(n.name, f.w, char_px);
         if (!label.empty()) {
             out += "<text x=\"" + fixed(f.x + 3.0, 2) + "\" y=\"" + fixed(y + fh - 4.5, 1) + "\">";

@@ -13,7 +13,7 @@
 
 #include "trace/json_error_position.hpp"
 
-namespace ringprof::json {
+namespace ringprof::detail {
 
 namespace od = simdjson::ondemand;
 
@@ -66,12 +66,12 @@ inline od::object object_of(od::value v, const char* what) {
 // instead (simdjson does not say where; the walker does).
 inline std::string located_problem(std::string_view text, const simdjson::padded_string& padded, const std::string& what,
                                    const char* at) {
-    const trace::JsonSyntaxProblem syntax = trace::find_json_syntax_problem(text);
-    if (syntax.found) return "invalid JSON: " + syntax.what + " " + trace::describe_offset(text, syntax.offset);
+    const detail::JsonSyntaxProblem syntax = detail::find_json_syntax_problem(text);
+    if (syntax.found) return "invalid JSON: " + syntax.what + " " + detail::describe_offset(text, syntax.offset);
     const std::size_t offset = at != nullptr && at >= padded.data() && at <= padded.data() + text.size()
                                    ? static_cast<std::size_t>(at - padded.data())
                                    : text.size();
-    return what + " " + trace::describe_offset(text, offset);
+    return what + " " + detail::describe_offset(text, offset);
 }
 
-}  // namespace ringprof::json
+}  // namespace ringprof::detail

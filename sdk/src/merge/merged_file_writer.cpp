@@ -5,7 +5,7 @@
 
 #include "json/json_text.hpp"
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 namespace {
 
@@ -101,4 +101,4 @@ void MergedFileWriter::finish() {
     file_.commit();
 }
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

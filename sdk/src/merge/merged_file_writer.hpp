@@ -11,7 +11,7 @@
 #include "merge/record_store.hpp"
 #include "ringprof/output_files.hpp"
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 class MergedFileWriter {
 public:
@@ -45,4 +45,4 @@ private:
     std::uint64_t events_ = 0, metadata_ = 0;
 };
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

@@ -21,7 +21,7 @@
 
 namespace ringprof {
 
-namespace m = merge;
+namespace m = detail;
 
 namespace {
 

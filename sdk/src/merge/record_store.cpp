@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 namespace {
 
@@ -276,4 +276,4 @@ void RecordStore::for_each_sorted(const std::function<void(const StoredEvent&)>&
     }
 }
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

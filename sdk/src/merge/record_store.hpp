@@ -15,7 +15,7 @@
 
 #include "trace/trace_number.hpp"
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 struct StoredEvent {
     TraceNumber start;
@@ -74,4 +74,4 @@ private:
     std::size_t removed_runs_ = 0;  // keeps run file names unique after rollbacks
 };
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

@@ -14,7 +14,7 @@
 
 namespace fs = std::filesystem;
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 namespace {
 
@@ -325,4 +325,4 @@ std::vector<TraceFile> select_for_range(const std::vector<TraceFile>& files, Tra
     return out;
 }
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

@@ -10,7 +10,7 @@
 
 #include "trace/trace_number.hpp"
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 // In smdebug's reading order: events of equal start time keep this order in the output.
 enum class SourceKind : int { pythontimeline = 0, model_timeline, trace_gz, horovod, smdataparallel };
@@ -56,4 +56,4 @@ std::string display_node_id(std::string_view node_id);
 // three minutes of the range, plus the first file ending after that (its events may reach back).
 std::vector<TraceFile> select_for_range(const std::vector<TraceFile>& files, TraceNumber start, TraceNumber end);
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

@@ -15,13 +15,13 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-using json::fail_at;
-using json::object_of;
-using json::Problem;
-using json::seconds;
-using json::string_of;
-using json::where;
-using json::whole_count;
+using detail::fail_at;
+using detail::object_of;
+using detail::Problem;
+using detail::seconds;
+using detail::string_of;
+using detail::where;
+using detail::whole_count;
 
 // Fills `c` from a counts field; false if the key is not one of them.
 bool read_count_field(std::string_view key, od::value v, CallCounts& c) {
@@ -90,7 +90,7 @@ std::vector<FunctionStats> parse_stats_json(std::string_view text, std::string_v
     std::vector<FunctionStats> stats;
     const std::string prefix = std::string(source) + ": not a ringprof stats file: ";
     auto fail = [&](const std::string& what, const char* at) {
-        throw StatsFileError(prefix + json::located_problem(text, padded, what, at));
+        throw StatsFileError(prefix + detail::located_problem(text, padded, what, at));
     };
     const std::size_t first = text.find_first_not_of(" \t\r\n");
     if (first == std::string_view::npos) throw StatsFileError(prefix + "the input is empty");
@@ -137,7 +137,7 @@ std::vector<FunctionStats> parse_stats_json(std::string_view text, std::string_v
 
 std::vector<FunctionStats> load_stats_json(const std::string& path) {
     std::string text;
-    const std::string problem = trace::read_file_text(path, text);
+    const std::string problem = detail::read_file_text(path, text);
     if (!problem.empty()) throw StatsFileError(path + ": " + problem);
     return parse_stats_json(text, path);
 }

@@ -23,14 +23,14 @@ namespace od = simdjson::ondemand;
 // stay near 2 MiB, and are far beyond any recorded tree (ML-Agents' are about 10 deep).
 constexpr int kMaxDepth = static_cast<int>(kMaxTreeDepth);
 
-using json::fail_at;
-using json::finite_number;
-using json::object_of;
-using json::Problem;
-using json::seconds;
-using json::string_of;
-using json::where;
-using json::whole_count;
+using detail::fail_at;
+using detail::finite_number;
+using detail::object_of;
+using detail::Problem;
+using detail::seconds;
+using detail::string_of;
+using detail::where;
+using detail::whole_count;
 
 // Gauges written from NaN or infinity are null (issue 11): read back as NaN, "no value".
 double gauge_number(od::value v, const char* field) {
@@ -153,7 +153,7 @@ TimerTree parse_timers_json(std::string_view text, std::string_view source) {
     TimerTree tree;
     tree.root.name.clear();
     auto fail = [&](const std::string& what, const char* at) -> TimerTree {
-        throw TimersJsonError(std::string(source) + ": not a timers file: " + json::located_problem(text, padded, what, at));
+        throw TimersJsonError(std::string(source) + ": not a timers file: " + detail::located_problem(text, padded, what, at));
     };
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
         throw TimersJsonError(std::string(source) + ": not a timers file: the input is empty");
@@ -181,7 +181,7 @@ TimerTree parse_timers_json(std::string_view text, std::string_view source) {
 
 TimerTree load_timers_json(const std::string& path) {
     std::string text;
-    const std::string problem = trace::read_file_text(path, text);
+    const std::string problem = detail::read_file_text(path, text);
     if (!problem.empty()) throw TimersJsonError(path + ": " + problem);
     return parse_timers_json(text, path);
 }

@@ -6,7 +6,7 @@
 
 #include <zlib.h>
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 namespace {
 
@@ -120,4 +120,4 @@ std::unique_ptr<ByteSource> gzip_source(std::unique_ptr<ByteSource> compressed) 
     return std::make_unique<GzipSource>(std::move(compressed));
 }
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 // A read failure; the message names the problem, the caller adds the file name.
 class InputError : public std::runtime_error {
@@ -38,4 +38,4 @@ std::unique_ptr<ByteSource> gzip_source(std::unique_ptr<ByteSource> compressed);
 // A file, inflated when it starts with gzip's magic bytes, whatever its name.
 std::unique_ptr<ByteSource> open_trace_file(const std::string& path);
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

@@ -8,7 +8,7 @@
 
 #include <simdjson.h>
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 namespace {
 inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
@@ -373,4 +373,4 @@ bool EventStream::next(std::string_view& element) {
     }
 }
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

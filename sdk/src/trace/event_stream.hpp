@@ -14,7 +14,7 @@
 
 #include "trace/byte_source.hpp"
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 class EventStream {
 public:
@@ -72,4 +72,4 @@ private:
     std::vector<std::pair<std::string, std::string>> members_;
 };
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace ringprof::trace {
+namespace ringprof::detail {
 
 std::string read_file_text(const std::string& path, std::string& text) {
     text.clear();
@@ -34,4 +34,4 @@ std::string read_file_text(const std::string& path, std::string& text) {
     return "";
 }
 
-}  // namespace ringprof::trace
+}  // namespace ringprof::detail

@@ -4,9 +4,9 @@
 
 #include <string>
 
-namespace ringprof::trace {
+namespace ringprof::detail {
 
 // Returns "" on success, else what went wrong (e.g. "cannot open: Permission denied").
 std::string read_file_text(const std::string& path, std::string& text);
 
-}  // namespace ringprof::trace
+}  // namespace ringprof::detail

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-namespace ringprof::trace {
+namespace ringprof::detail {
 
 namespace {
 
@@ -218,4 +218,4 @@ std::string describe_offset(std::string_view text, std::size_t offset) {
            std::to_string(column) + ")";
 }
 
-}  // namespace ringprof::trace
+}  // namespace ringprof::detail

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace ringprof::trace {
+namespace ringprof::detail {
 
 struct JsonSyntaxProblem {
     bool found = false;      // false: the text is valid JSON (the problem is elsewhere)
@@ -21,4 +21,4 @@ JsonSyntaxProblem find_json_syntax_problem(std::string_view text);
 // "at byte N (line L, column C)"; an offset at or past the end says "at the end of the input, byte N ...".
 std::string describe_offset(std::string_view text, std::size_t offset);
 
-}  // namespace ringprof::trace
+}  // namespace ringprof::detail

@@ -2,7 +2,7 @@
 
 #include "json/json_text.hpp"
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 bool append_python_value(std::string& out, simdjson::ondemand::value v) {
     using simdjson::ondemand::json_type;
@@ -83,4 +83,4 @@ bool append_python_value(std::string& out, simdjson::ondemand::value v) {
     return false;
 }
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

@@ -7,10 +7,10 @@
 
 #include <simdjson.h>
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 // Re-serializes a parsed value; returns false (leaving `out` partly written) if the value cannot be
 // read, e.g. a number out of range.
 bool append_python_value(std::string& out, simdjson::ondemand::value v);
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

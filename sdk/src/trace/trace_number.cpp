@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 TraceNumber add(TraceNumber a, TraceNumber b) {
     if (!a.is_float && !b.is_float) {
@@ -45,4 +45,4 @@ std::int64_t round_half_even(TraceNumber n) {
     return static_cast<std::int64_t>(std::nearbyint(n.d));
 }
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 struct TraceNumber {
     bool is_float = false;
@@ -40,4 +40,4 @@ void append_number(std::string& out, TraceNumber n);
 // Python's round() to an integer (ties to even), for the output file name.
 std::int64_t round_half_even(TraceNumber n);
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

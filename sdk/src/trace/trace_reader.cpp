@@ -11,7 +11,7 @@
 #include "trace/python_json.hpp"
 #include "trace/json_error_position.hpp"
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 namespace {
 
@@ -546,7 +546,7 @@ ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSi
         if (!parse_element(parser, element, stream.capacity_from(element.data()), p, is_object)) {
             // simdjson does not say where in the element; the walker does, to the byte.
             const std::uint64_t element_start = stream.offset_of(element.data());
-            const trace::JsonSyntaxProblem syntax = trace::find_json_syntax_problem(element);
+            const detail::JsonSyntaxProblem syntax = detail::find_json_syntax_problem(element);
             const std::uint64_t at = element_start + (syntax.found ? syntax.offset : 0);
             throw InputError("invalid JSON in event #" + std::to_string(index) + ": " +
                              (syntax.found ? syntax.what : std::string("a number out of range")) + " (at byte " +
@@ -576,4 +576,4 @@ ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSi
     return out;
 }
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail

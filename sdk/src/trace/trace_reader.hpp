@@ -11,7 +11,7 @@
 #include "trace/byte_source.hpp"
 #include "trace/trace_number.hpp"
 
-namespace ringprof::merge {
+namespace ringprof::detail {
 
 struct ReadEvent {
     TraceNumber start;              // absolute µs
@@ -60,4 +60,4 @@ struct ReadOutcome {
 // Throws InputError on unreadable or malformed input (the file must then be left out whole).
 ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSink& sink);
 
-}  // namespace ringprof::merge
+}  // namespace ringprof::detail
