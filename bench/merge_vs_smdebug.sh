@@ -4,7 +4,7 @@
 # Prints both times, the ratio and the machine's load before and after (absolute times mean
 # nothing on a shared machine; the ratio measured in one run does).
 # Usage: SMDEBUG_SRC=<smdebug checkout> bench/merge_vs_smdebug.sh BUILD_DIR [WORK_DIR]
-# (smdebug needs Debian's python3-pandas, python3-psutil, python3-boto3: /work/shared/tools/README.md)
+# (smdebug needs Debian's python3-pandas, python3-psutil and python3-boto3.)
 set -euo pipefail
 build=$(cd "$1" && pwd)
 work=${2:-$(mktemp -d)}

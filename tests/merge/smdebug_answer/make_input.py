@@ -2,7 +2,7 @@
 """Writes the input of the smdebug-answer fixture (tests/merge/smdebug_answer/input). Its answer,
 smdebug_merged_timeline.json, was written by SageMaker Debugger's own MergedTimeline:
   python3 make_input.py && PYTHONHASHSEED=0 SMDEBUG_SRC=<smdebug checkout> \
-    /usr/bin/python3 /work/shared/tools/smdebug_merge.py input out 0 9999999999999999
+    /usr/bin/python3 <the merger script of the shared tools>/smdebug_merge.py input out 0 9999999999999999
   cp out/*_merged_timeline.json smdebug_merged_timeline.json
 Two hosts of pythontimeline and model_timeline files (steps, iterator bursts, float and integer
 times, equal start times across files, a named thread per host (smdebug mixes up hosts that declare one tid: docs/merge.md), names with escapes and non-ASCII text, args of every JSON
