@@ -196,6 +196,7 @@ bool Ring::move_to_bigger_segment(std::uint64_t h, std::uint64_t need) noexcept 
     seg_ = next;
     slots_ = next->slots;
     mask_ = next->capacity - 1;
+    point_cursor_at(h);
     capacity_.store(next->capacity, std::memory_order_relaxed);
     fill_woken_ = false;
     return refresh_limit(h, need);
