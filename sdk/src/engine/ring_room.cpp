@@ -169,19 +169,19 @@ bool Ring::refresh_limit(std::uint64_t h, std::uint64_t need) noexcept {
     const std::uint64_t t = std::max(tail_.load(std::memory_order_acquire), seg_->start);
     const std::uint64_t fill = h + need - t;
     if (fill > cap) {
-        limit_ = t + cap;
+        set_limit(t + cap);
         return false;
     }
     if (fill * kWakeFillDivisor <= cap) {
         // Below a quarter: the fast path runs to the quarter mark, and crossing it wakes again.
         fill_woken_ = false;
-        limit_ = t + cap / kWakeFillDivisor;
+        set_limit(t + cap / kWakeFillDivisor);
     } else {
         if (!fill_woken_) {
             fill_woken_ = true;
             ring_doorbell();
         }
-        limit_ = t + cap;
+        set_limit(t + cap);
     }
     return true;
 }
@@ -204,7 +204,8 @@ bool Ring::move_to_bigger_segment(std::uint64_t h, std::uint64_t need) noexcept 
 
 bool Ring::make_room(std::uint64_t need) noexcept {
     const bool room = find_room(need);
-    if (suppressed_ != 0) limit_ = 0;  // a record beside a refused scope: Begins stay refused
+    // A record beside a refused scope gets room for itself alone: Begins stay refused.
+    if (suppressed_ != 0) set_limit(room ? head_.load(std::memory_order_relaxed) + need : 0);
     return room;
 }
 

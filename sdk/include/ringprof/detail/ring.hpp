@@ -1,16 +1,16 @@
 // A single-producer/single-consumer ring of Events, one per recording thread, that can grow.
 //
-// The producer owns `head_` and a `limit_`: the index up to which it may write without looking
-// at the consumer. The fast path is one add and one compare against it, writes at `cursor_`, a
-// pointer to the head's slot kept beside the index (the slot's address then depends on nothing
-// the previous event stored but the cursor: computing it from the index cost 4% of an empty
-// scope, bench_overhead), and publishes with one release store (a plain mov on x86). The compare
-// is against `reserved_`, the head plus one End for every open scope, which a Begin moves by two
-// and an End not at all. Crossing the limit
-// takes the out-of-line make_room(), which re-reads the consumer's `tail_` (on its own line), wakes the drainer once per crossing
-// of a quarter-full mark, moves on to a bigger segment if one is ready, and, when the ring is
-// really full, applies the full-ring policy (ring_room.cpp): wait for room, recorded as a
-// `ringprof.wait` scope, or refuse.
+// The producer owns `head_` and a `room_`: how many events it may still write without looking
+// at the consumer, counted beside the Ends it has promised (a Begin takes two: itself and its
+// End; an End takes none). The fast path is one compare and one subtract of it; it writes at
+// `cursor_`, a pointer to the head's slot kept beside the index, and publishes with one release
+// store of the head (a plain mov on x86). (Computing the slot from the index made each event's
+// address wait on the previous event's store of the head: 4% of an empty scope, bench_overhead;
+// comparing an index against a limit took two instructions more per scope than a count.)
+// Running out of room takes the out-of-line make_room(), which re-reads the consumer's `tail_`
+// (on its own line), wakes the drainer once per crossing of a quarter-full mark, moves on to a
+// bigger segment if one is ready, and, when the ring is really full, applies the full-ring
+// policy (ring_room.cpp): wait for room, recorded as a `ringprof.wait` scope, or refuse.
 //
 // Memory is a chain of segments (RingSegment). A producer moves to the next segment (handed to
 // it by the drainer, already pre-faulted) with one pointer exchange when the current one is
@@ -20,10 +20,10 @@
 // hot grows without ever allocating or faulting on its own.
 //
 // Scopes are admitted whole: a Begin is written only if the ring also has room for its End and
-// for the End of every scope already open on this thread (`reserved_`). So an End never has to
+// for the End of every scope already open on this thread (`reserved()`). So an End never has to
 // be dropped. Once a Begin is refused, every scope nested in the refused one is refused too
 // (`suppressed_`), even if the drainer frees room meanwhile: a child never surfaces under the
-// wrong parent. While one is open, `limit_` stays 0, so the Begin's one room compare also sends
+// wrong parent. While one is open, `room_` stays 0, so the Begin's one room compare also sends
 // it to the check of `suppressed_`. A refused scope costs its caller a counter bump.
 #pragma once
 
@@ -74,7 +74,7 @@ public:
     // Writes a Begin if the whole scope fits; false (and one drop counted) otherwise. A refused
     // scope must be closed with end_refused().
     bool try_begin(std::uint64_t tag) noexcept {
-        if (__builtin_expect(reserved_ + 2 > limit_, 0)) {
+        if (__builtin_expect(room_ < 2, 0)) {
             if (suppressed_ != 0 || !make_room(open_scopes() + 2)) return refuse_scope();
         }
         // Read after make_room(): a recorded wait may have written.
@@ -82,7 +82,7 @@ public:
         e->tag = tag;
         e->tsc = read_ticks();  // after the room check: a refused Begin never reads the clock
         advance(e);
-        reserved_ += 2;
+        room_ -= 2;
         return true;
     }
 
@@ -99,7 +99,7 @@ public:
     // A record of `n` events that is not a scope (gauge, context capture): written only if it
     // fits beside the reserved Ends; false (counted as dropped) otherwise.
     bool try_write(const Event* events, std::uint64_t n) noexcept {
-        if (reserved_ + n > limit_ && !make_room(open_scopes() + n)) return refuse();
+        if (room_ < n && !make_room(open_scopes() + n)) return refuse();
         publish(events, n);
         return true;
     }
@@ -107,15 +107,15 @@ public:
     // A scope-like record of `n` events (a step, an adopted context, a signature scope) that
     // one later `end()` closes, or `end_refused()` if this returns false.
     bool try_open(const Event* events, std::uint64_t n) noexcept {
-        if (reserved_ + n + 1 > limit_) {
+        if (room_ < n + 1) {
             if (suppressed_ != 0 || !make_room(open_scopes() + n + 1)) return refuse_scope();
         }
         publish(events, n);
-        ++reserved_;  // its End
+        --room_;  // its End
         return true;
     }
 
-    std::uint64_t open_scopes() const noexcept { return reserved_ - head_.load(std::memory_order_relaxed); }
+    std::uint64_t open_scopes() const noexcept { return reserved() - head_.load(std::memory_order_relaxed); }
 
     // ---- consumer side (the drainer only) ----
 
@@ -170,9 +170,9 @@ public:
         tail_.store(0, std::memory_order_relaxed);
         seg_->start = 0;
         point_cursor_at(0);
-        limit_ = 0;
+        limit_ = open_scopes;  // the next record takes make_room()
+        room_ = 0;
         fill_woken_ = false;
-        reserved_ = open_scopes;
         suppressed_ = 0;
         dropped_.store(0, std::memory_order_relaxed);
         waits_.store(0, std::memory_order_relaxed);
@@ -181,7 +181,7 @@ public:
 
 private:
     // Out of line (sdk/src/engine/ring_room.cpp): true once `need` events fit from the current head
-    // (which a recorded wait may have advanced); false means refuse. Leaves limit_ at 0 while a
+    // (which a recorded wait may have advanced); false means refuse. Leaves no room while a
     // refused scope is open.
     bool make_room(std::uint64_t need) noexcept;
     bool find_room(std::uint64_t need) noexcept;
@@ -192,7 +192,7 @@ private:
 
     bool refuse_scope() noexcept {
         ++suppressed_;
-        limit_ = 0;  // every Begin takes the slow path, which refuses it, until this one closes
+        no_room();  // every Begin takes the slow path, which refuses it, until this one closes
         return refuse();
     }
     bool refuse() noexcept {
@@ -205,9 +205,18 @@ private:
         for (std::uint64_t i = 0; i < n; ++i) slots_[(h + i) & mask_] = events[i];
         cursor_ = slots_ + ((h + n) & mask_);
         head_.store(h + n, std::memory_order_release);
-        reserved_ += n;
+        room_ -= n;
     }
-    // One event written at `e`, the cursor: moves on (a conditional move at the last slot) and
+    // Head plus one End per open scope: what the room is counted from.
+    std::uint64_t reserved() const noexcept { return limit_ - room_; }
+    // The fast path may write up to `limit` (at least reserved()) before the next make_room().
+    void set_limit(std::uint64_t limit) noexcept {
+        const std::uint64_t r = reserved();
+        limit_ = limit > r ? limit : r;
+        room_ = limit_ - r;
+    }
+    void no_room() noexcept { set_limit(0); }
+    // One event written at `e`, the cursor: moves on (back to the first slot after the last) and
     // publishes it to the consumer.
     void advance(Event* e) noexcept {
         Event* next = e + 1;
@@ -221,9 +230,10 @@ private:
     }
 
     alignas(kCacheLine) std::atomic<std::uint64_t> head_{0};
-    // 0: the next record takes make_room(), which sets it (the first one, or while suppressed_).
-    std::uint64_t limit_ = 0;
-    std::uint64_t reserved_ = 0;    // head_ plus one End per open scope
+    // Events the fast path may still write (a Begin takes two: itself and its End) before
+    // make_room() looks at the consumer again. 0 for the first record, and while suppressed_.
+    std::uint64_t room_ = 0;
+    std::uint64_t limit_ = 0;       // the index room_ counts up to: room_ = limit_ - reserved()
     std::uint64_t suppressed_ = 0;  // refused scopes still open on this thread
     Event* cursor_ = nullptr;       // &slots_[head_ & mask_]
     Event* slots_end_ = nullptr;    // slots_ + mask_ + 1
