@@ -27,7 +27,7 @@ FileMessage numbered_batches(std::size_t f, OrderedReaders::Outbox& out, std::at
     const std::size_t batches = (f * 7) % 23;
     for (std::size_t k = 0; k < batches; ++k) {
         FileMessage m;
-        m.batch.text = std::to_string(f) + ":" + std::to_string(k);
+        m.batch.text.append(std::to_string(f) + ":" + std::to_string(k));
         if (jitter() % 4 == 0) std::this_thread::yield();
         const int now = ++in_flight;
         int seen = in_flight_max.load();
@@ -57,7 +57,7 @@ TEST(OrderedReaders, ConsumerSeesEveryFilesMessagesInFileOrder) {
                             break;
                         }
                         --in_flight;
-                        if (m.batch.text != std::to_string(f) + ":" + std::to_string(k)) return 2;
+                        if (m.batch.text.view() != std::to_string(f) + ":" + std::to_string(k)) return 2;
                         ++k;
                     }
                 }

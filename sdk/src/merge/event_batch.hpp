@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "merge/text_buffer.hpp"
 #include "trace/trace_number.hpp"
 
 namespace ringprof::detail {
@@ -24,7 +25,7 @@ struct EventBatch {
     };
     std::vector<Track> new_tracks;
     std::vector<Event> events;
-    std::string text;
+    TextBuffer text;
 
     bool empty() const { return events.empty() && new_tracks.empty(); }
 };

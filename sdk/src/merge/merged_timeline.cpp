@@ -3,6 +3,8 @@
 #include "ringprof/merged_timeline.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
 #include <functional>
 #include <filesystem>
 #include <map>
@@ -93,18 +95,18 @@ public:
         m::EventBatch::Event ev;
         ev.start = e.start;
         ev.track = track(e);
-        std::string& text = batch_.text;
+        m::TextBuffer& text = batch_.text;
         ev.offset = text.size();
-        detail::append_json_string(text, e.name, detail::NonAscii::escape);
+        append_name(text, e.name);
         ev.head_size = static_cast<std::uint32_t>(text.size() - ev.offset);
-        m::append_number(text, e.start);
-        text += ", \"dur\": ";
-        m::append_number(text, e.dur);
+        append_number(text, e.start);
+        text.append_literal(", \"dur\": ");
+        append_number(text, e.dur);
         if (!e.args_json.empty()) {
-            text += ", \"args\": ";
-            text += e.args_json;
+            text.append_literal(", \"args\": ");
+            text.append(e.args_json);
         }
-        text += '}';
+        text.push_back('}');
         ev.tail_size = static_cast<std::uint32_t>(text.size() - ev.offset - ev.head_size);
         batch_.events.push_back(ev);
         if (!max_end || m::compare(*max_end, end) < 0) max_end = end;
@@ -117,6 +119,7 @@ public:
         msg.batch = std::move(batch_);
         batch_ = m::EventBatch{};
         batch_.text.reserve(kBatchBytes + 4096);
+        batch_.events.reserve(msg.batch.events.size());
         out_.send(std::move(msg));
     }
 
@@ -133,6 +136,31 @@ public:
     }
 
 private:
+    void append_name(m::TextBuffer& text, std::string_view name) {
+        if (detail::json_plain_ascii(name)) {
+            char* p = text.room(name.size() + 2);
+            p[0] = '"';
+            std::memcpy(p + 1, name.data(), name.size());
+            p[name.size() + 1] = '"';
+            text.advance(name.size() + 2);
+            return;
+        }
+        scratch_.clear();
+        detail::append_json_string(scratch_, name, detail::NonAscii::escape);
+        text.append(scratch_);
+    }
+
+    void append_number(m::TextBuffer& text, m::TraceNumber n) {
+        if (!n.is_float) {
+            char* p = text.room(24);
+            text.advance(static_cast<std::size_t>(std::to_chars(p, p + 24, n.i).ptr - p));
+            return;
+        }
+        scratch_.clear();
+        m::append_number(scratch_, n);
+        text.append(scratch_);
+    }
+
     // The batch's number for the event's track, declared in the batch on first use.
     std::uint32_t track(const m::ReadEvent& e) {
         constexpr std::uint32_t kUnknown = ~std::uint32_t{0};
@@ -154,6 +182,7 @@ private:
     std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range_;
     m::OrderedReaders::Outbox& out_;
     m::EventBatch batch_;
+    std::string scratch_;
     std::vector<std::uint32_t> slot_of_;  // per track index of the current epoch
     std::uint32_t epoch_ = 0, next_slot_ = 0;
 };
