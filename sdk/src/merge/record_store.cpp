@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 namespace ringprof::detail {
@@ -20,6 +21,20 @@ constexpr std::size_t kRecordHeader = 16;  // phase, thread, head length, tail l
 constexpr std::size_t kRunReadBuffer = 256 * 1024;
 
 constexpr std::size_t kBlock = 4 << 20;
+constexpr std::size_t kHugePage = 2 << 20;
+
+// Blocks on 2 MiB boundaries, marked for transparent huge pages where the kernel offers them
+// (Debian's default is "madvise"): each 4 KiB page of a fresh block cost a page fault, and the
+// arena's faults were most of a merge's ~33,000 (perf stat, bench_merge input).
+RecordStore::Block allocate_block(std::size_t& cap) {
+    cap = (cap + kHugePage - 1) / kHugePage * kHugePage;
+    void* p = std::aligned_alloc(kHugePage, cap);
+    if (!p) throw std::bad_alloc();
+#if defined(MADV_HUGEPAGE)
+    ::madvise(p, cap, MADV_HUGEPAGE);  // only advice: without huge pages, 4 KiB pages as before
+#endif
+    return RecordStore::Block(static_cast<char*>(p));
+}
 
 template <class T>
 void put_at(char*& out, T v) {
@@ -153,7 +168,7 @@ void RecordStore::ensure_temp_dir() {
 char* RecordStore::reserve(std::size_t n) {
     if (blocks_.empty() || block_cap_ - block_used_ < n) {
         block_cap_ = std::max(kBlock, n);
-        blocks_.push_back(std::unique_ptr<char[]>(new char[block_cap_]));  // left uninitialised: every byte is written before use
+        blocks_.push_back(allocate_block(block_cap_));  // left uninitialised: every byte is written before use
         block_caps_.push_back(block_cap_);
         block_used_ = 0;
     }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <string>
@@ -27,6 +28,11 @@ struct StoredEvent {
 
 class RecordStore {
 public:
+    struct FreeBlock {
+        void operator()(char* p) const { std::free(p); }
+    };
+    using Block = std::unique_ptr<char, FreeBlock>;
+
     RecordStore(std::size_t budget_bytes, std::string temp_parent);
     ~RecordStore();
     RecordStore(const RecordStore&) = delete;
@@ -61,7 +67,7 @@ private:
     // Fixed-size blocks rather than one growing vector: growth never copies what is stored.
     char* reserve(std::size_t n);
     void clear_arena();
-    std::vector<std::unique_ptr<char[]>> blocks_;
+    std::vector<Block> blocks_;
     std::vector<std::size_t> block_caps_;
     std::size_t block_used_ = 0, block_cap_ = 0, arena_bytes_ = 0;
     std::size_t committed_blocks_ = 0, committed_block_used_ = 0;
