@@ -546,7 +546,9 @@ bool member_base(const EventStream& stream, TraceNumber& base) {
 ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSink& sink) {
     ReadOutcome out;
     EventStream stream(src, std::max<std::size_t>(setup.chunk_bytes, 16));
-    simdjson::ondemand::parser parser;
+    // One parser per thread, reused file after file: a fresh one allocated (and faulted in) its
+    // buffers again for every file.
+    thread_local simdjson::ondemand::parser parser;
     FileState state(setup, sink, out);
     Parsed p;
     std::uint64_t index = 0;
