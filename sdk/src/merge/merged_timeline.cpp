@@ -39,8 +39,8 @@ std::string default_node_id() {
 
 // One reader per core: the merging thread's own work (storing, sorting, writing: 14% of the
 // instructions) is light next to parsing, so it shares a core with them. bench_merge on 2 cores at
-// load 6.7: 404 ms with 2 readers against 526 ms with 1 (1.30x); the whole merge is 36.6x
-// smdebug's MergedTimeline at load 6.8, 18.8x before the reader threads (load 0.9).
+// load 6.7: 404 ms with 2 readers against 526 ms with 1 (1.30x); the whole merge is 20.8x
+// (load 5.1) to 36.6x (load 6.8) smdebug's MergedTimeline, 18.8x before (load 0.9).
 unsigned default_reader_threads() {
     const unsigned cores = std::thread::hardware_concurrency();
     return std::min(cores ? cores : 1u, 8u);
