@@ -89,3 +89,26 @@ TEST(TraceReaderBatches, ASyntaxErrorInsideABatchNamesItsEventAndByte) {
 }
 
 }  // namespace
+
+namespace {
+
+// Keys are read without copying when they hold no escape; a key written with escapes must still
+// mean what it says once unescaped, as in Python's json module.
+TEST(TraceReaderKeys, EscapedKeysMeanTheSameAsPlainOnes) {
+    const std::string plain = R"([{"name": "process_name", "ph": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": 1000}},
+{"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "Forward"}},
+{"name": "a", "ph": "X", "ts": 1, "dur": 2, "pid": 1, "args": {"name": "x", "k\u00e9y": "v"}}])";
+    const std::string escaped = R"([{"n\u0061me": "process_name", "\u0070h": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": 1000}},
+{"name": "process_n\u0061me", "ph": "M", "p\u0069d": 1, "\u0061rgs": {"n\u0061me": "Forward"}},
+{"name": "a", "p\u0068": "X", "t\u0073": 1, "\u0064ur": 2, "pid": 1, "args": {"n\u0061me": "x", "k\u00e9y": "v"}}])";
+    for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{16}}) {
+        const auto expected = read_all(plain, chunk);
+        ASSERT_EQ(expected.size(), 1u);
+        EXPECT_EQ(expected[0].phase, "Forward");
+        EXPECT_EQ(expected[0].start, 1001);
+        EXPECT_EQ(expected[0].args, R"({"name": "x", "k\u00e9y": "v"})");
+        EXPECT_EQ(read_all(escaped, chunk), expected) << "chunk " << chunk;
+    }
+}
+
+}  // namespace

@@ -70,6 +70,9 @@ public:
     void set_temp_dir(std::string dir) { temp_dir_ = std::move(dir); }
     // The <node> of the output name <end_us>_<node>_merged_timeline.json (default: "<pid>-<host>").
     void set_node_id(std::string node) { node_id_ = std::move(node); }
+    // Threads that read input files (default 0: one per core, at most 8). The output is the same
+    // for every count.
+    void set_reader_threads(unsigned n) { reader_threads_ = n; }
 
     static const std::vector<std::string>& known_suffixes();
 
@@ -80,6 +83,7 @@ private:
     std::size_t memory_budget_ = std::size_t{256} << 20;
     std::string temp_dir_;
     std::string node_id_;
+    unsigned reader_threads_ = 0;
 };
 
 }  // namespace ringprof

@@ -7,6 +7,10 @@
 #include <cstdio>
 #include <iterator>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace ringprof::detail {
 
 void append_python_float(std::string& out, double value) {
@@ -113,6 +117,28 @@ std::string valid_utf8(std::string_view s) {
     out.reserve(s.size());
     append_valid_utf8(out, s);
     return out;
+}
+
+bool json_plain_ascii(std::string_view s) {
+    std::size_t i = 0;
+#if defined(__SSE2__)
+    // 16 bytes per step: merged names and args are checked once per event (a byte loop was 5% of
+    // a merge's instructions).
+    const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7F);
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    for (; i + 16 <= s.size(); i += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+        // Signed compare: bytes from 0x80 up are negative, so below 0x20 too.
+        const __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, del)),
+                                         _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+        if (_mm_movemask_epi8(bad) != 0) return false;
+    }
+#endif
+    for (; i < s.size(); ++i) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') return false;
+    }
+    return true;
 }
 
 void append_json_string(std::string& out, std::string_view s, NonAscii non_ascii) {

@@ -18,6 +18,9 @@ void append_python_float(std::string& out, double value);
 // that must read like smdebug's.
 enum class NonAscii { keep, escape };
 void append_json_string(std::string& out, std::string_view s, NonAscii non_ascii = NonAscii::keep);
+// True when append_json_string(out, s, NonAscii::escape) writes `s` unchanged between the quotes
+// (printable ASCII without '"' or '\\'): then the bytes can be copied as they are.
+bool json_plain_ascii(std::string_view s);
 
 // `s` with every byte that is not part of a valid UTF-8 sequence replaced by U+FFFD (names
 // reach the outputs as arbitrary bytes; XML, JSON and browsers all need valid UTF-8).

@@ -28,27 +28,36 @@ MergedFileWriter::MergedFileWriter(std::string final_path) : file_(std::move(fin
 }
 
 void MergedFileWriter::line_start() {
-    out_ += first_line_ ? "[\n" : ",\n";
+    if (first_line_) out_.append_literal("[\n"); else out_.append_literal(",\n");
     first_line_ = false;
 }
 
 void MergedFileWriter::append_int(std::int64_t v) {
-    char buf[24];
-    out_.append(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
+    char* p = out_.room(24);
+    out_.advance(static_cast<std::size_t>(std::to_chars(p, p + 24, v).ptr - p));
+}
+
+void MergedFileWriter::append_string(std::string_view s) {
+    scratch_.clear();
+    detail::append_json_string(scratch_, s, detail::NonAscii::escape);
+    out_.append(scratch_);
 }
 
 // Lines are built in one buffer and handed to the file a megabyte at a time: per-line fputs/fwrite
 // calls and std::to_string temporaries were a fifth of a merge's instructions.
 void MergedFileWriter::drain(bool all) {
-    if (out_.empty() || (!all && out_.size() < kFlushBytes)) return;
-    file_.write(out_);
+    if (out_.size() == 0 || (!all && out_.size() < kFlushBytes)) return;
+    file_.write(out_.view());
     out_.clear();
 }
 
 void MergedFileWriter::write(const StoredEvent& e, const std::vector<std::string>& phase_names,
                            const std::vector<std::string>& thread_labels) {
     if (pid_of_phase_.size() <= e.phase) pid_of_phase_.resize(e.phase + 1, -1);
-    if (tid_of_thread_.size() <= e.thread) tid_of_thread_.resize(e.thread + 1, 0);
+    if (tid_of_thread_.size() <= e.thread) {
+        tid_of_thread_.resize(e.thread + 1, 0);
+        middle_of_thread_.resize(e.thread + 1);
+    }
     std::int64_t& pid = pid_of_phase_[e.phase];
     if (pid < 0) {
         const std::string& phase = phase_names[e.phase];
@@ -56,47 +65,46 @@ void MergedFileWriter::write(const StoredEvent& e, const std::vector<std::string
         while (kRanges[r].substring && phase.find(kRanges[r].substring) == std::string::npos) ++r;
         pid = next_in_range_[r]++;
         line_start();
-        out_ += "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": ";
+        out_.append_literal("{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": ");
         append_int(pid);
-        out_ += ", \"args\": {\"name\": ";
-        detail::append_json_string(out_, phase, detail::NonAscii::escape);
-        out_ += "}}";
+        out_.append_literal(", \"args\": {\"name\": ");
+        append_string(phase);
+        out_.append_literal("}}");
         line_start();
-        out_ += "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": ";
+        out_.append_literal("{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": ");
         append_int(pid);
-        out_ += ", \"args\": {\"sort_index\": ";
+        out_.append_literal(", \"args\": {\"sort_index\": ");
         append_int(pid);
-        out_ += "}}";
+        out_.append_literal("}}");
         metadata_ += 2;
     }
     std::int64_t& tid = tid_of_thread_[e.thread];
     if (tid == 0) {
         tid = next_tid_++;
         line_start();
-        out_ += "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": ";
+        out_.append_literal("{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": ");
         append_int(pid);
-        out_ += ", \"tid\": ";
+        out_.append_literal(", \"tid\": ");
         append_int(tid);
-        out_ += ", \"args\": {\"name\": ";
-        detail::append_json_string(out_, thread_labels[e.thread], detail::NonAscii::escape);
-        out_ += "}}";
+        out_.append_literal(", \"args\": {\"name\": ");
+        append_string(thread_labels[e.thread]);
+        out_.append_literal("}}");
         ++metadata_;
+        // Everything between the name and ts is the same for every event of the track.
+        std::string& middle = middle_of_thread_[e.thread];
+        middle = ", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) + ", \"ph\": \"X\", \"ts\": ";
     }
     line_start();
-    out_ += "{\"name\": ";
-    out_ += e.head;
-    out_ += ", \"pid\": ";
-    append_int(pid);
-    out_ += ", \"tid\": ";
-    append_int(tid);
-    out_ += ", \"ph\": \"X\", \"ts\": ";
-    out_ += e.tail;
+    out_.append_literal("{\"name\": ");
+    out_.append(e.head);
+    out_.append(middle_of_thread_[e.thread]);
+    out_.append(e.tail);
     ++events_;
     drain(false);
 }
 
 void MergedFileWriter::finish() {
-    out_ += first_line_ ? "[]" : "\n]";
+    if (first_line_) out_.append_literal("[]"); else out_.append_literal("\n]");
     drain(true);
     file_.commit();
 }

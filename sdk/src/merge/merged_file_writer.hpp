@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "merge/record_store.hpp"
+#include "merge/text_buffer.hpp"
 #include "ringprof/output_files.hpp"
 
 namespace ringprof::detail {
@@ -33,12 +34,15 @@ private:
     static constexpr std::size_t kFlushBytes = 1 << 20;
     void line_start();
     void append_int(std::int64_t v);
+    void append_string(std::string_view s);  // as a JSON string, ASCII only
     void drain(bool all);
 
     AtomicFile file_;
-    std::string out_;
+    TextBuffer out_;
+    std::string scratch_;
     std::vector<std::int64_t> pid_of_phase_;   // -1 until first seen
     std::vector<std::int64_t> tid_of_thread_;  // 0 until first seen
+    std::vector<std::string> middle_of_thread_;  // the text from the name's end to ts, per track
     std::int64_t next_tid_ = 1;
     std::int64_t next_in_range_[11];
     bool first_line_ = true;

@@ -19,6 +19,9 @@ namespace ringprof::detail {
 class EventStream {
 public:
     explicit EventStream(ByteSource& src, std::size_t chunk = 1 << 20);
+    ~EventStream();
+    EventStream(const EventStream&) = delete;
+    EventStream& operator=(const EventStream&) = delete;
 
     // Gives the next element's JSON text, valid until the next call, with at least
     // `padding()` readable bytes after it. Returns false after the last one (the whole input

@@ -58,6 +58,8 @@ struct ReadOutcome {
 };
 
 // Throws InputError on unreadable or malformed input (the file must then be left out whole).
+// Each thread reuses one parser from call to call, so a sink must not call it again from inside
+// on_event (no sink does).
 ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSink& sink);
 
 }  // namespace ringprof::detail

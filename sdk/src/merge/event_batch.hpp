@@ -1,0 +1,33 @@
+// A run of one file's kept events, already in the merged file's text, as a reader thread hands
+// them to the merging thread. Tracks (phase + thread of one file's reading) are declared in the
+// batch where they are first used and numbered 0, 1, 2... per reading, in declaration order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "merge/text_buffer.hpp"
+#include "trace/trace_number.hpp"
+
+namespace ringprof::detail {
+
+struct EventBatch {
+    struct Track {
+        std::string phase, thread_key, label;
+    };
+    struct Event {
+        TraceNumber start;
+        std::uint32_t track = 0;      // per-reading number, see above
+        std::uint32_t head_size = 0;  // text[offset, +head_size): the quoted name
+        std::uint32_t tail_size = 0;  // then the rest of the line from ts on
+        std::size_t offset = 0;
+    };
+    std::vector<Track> new_tracks;
+    std::vector<Event> events;
+    TextBuffer text;
+
+    bool empty() const { return events.empty() && new_tracks.empty(); }
+};
+
+}  // namespace ringprof::detail

@@ -1,0 +1,91 @@
+#include "merge/ordered_readers.hpp"
+
+namespace ringprof::detail {
+
+OrderedReaders::OrderedReaders(std::size_t files, unsigned threads, Reader read)
+    : files_(files), read_(std::move(read)), queues_(files) {
+    const std::size_t n = std::min<std::size_t>(std::max(threads, 1u), files);
+    ahead_limit_ = kQueued * std::max<std::size_t>(n, 1);
+    workers_.reserve(n);
+    try {
+        for (std::size_t i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });
+    } catch (...) {
+        stop_and_join();  // cannot start a thread: stop the ones started, then report it
+        throw;
+    }
+}
+
+OrderedReaders::~OrderedReaders() { stop_and_join(); }
+
+void OrderedReaders::stop_and_join() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        stop_ = true;
+    }
+    space_.notify_all();
+    for (auto& w : workers_)
+        if (w.joinable()) w.join();
+}
+
+void OrderedReaders::Outbox::send(FileMessage m) {
+    OrderedReaders& o = owner_;
+    std::unique_lock<std::mutex> lock(o.mu_);
+    o.space_.wait(lock, [&] {
+        if (o.stop_) return true;
+        if (file_ <= o.consuming_) return o.queues_[file_].size() < kQueued;
+        return o.queued_ahead_ < o.ahead_limit_;
+    });
+    if (o.stop_) throw Stopped{};
+    if (file_ > o.consuming_) ++o.queued_ahead_;
+    o.queues_[file_].push_back(std::move(m));
+    lock.unlock();
+    o.data_.notify_all();
+}
+
+void OrderedReaders::work() {
+    for (;;) {
+        std::size_t file;
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            if (stop_ || next_file_ == files_) return;
+            file = next_file_++;
+        }
+        Outbox out(*this, file);
+        FileMessage done;
+        try {
+            done = read_(file, out);
+        } catch (const Stopped&) {
+            return;
+        } catch (...) {
+            done = FileMessage{};
+            done.failure = std::current_exception();
+        }
+        done.kind = FileMessage::Kind::done;
+        std::unique_lock<std::mutex> lock(mu_);
+        if (stop_) return;
+        // The final message may exceed the bound by one: it ends the file.
+        queues_[file].push_back(std::move(done));
+        lock.unlock();
+        data_.notify_all();
+    }
+}
+
+FileMessage OrderedReaders::next(std::size_t file) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (file != consuming_) {
+        // The file's queued batches no longer count as ahead (its worker may now fill its queue).
+        for (const FileMessage& q : queues_[file])
+            if (q.kind != FileMessage::Kind::done) --queued_ahead_;
+        consuming_ = file;
+        space_.notify_all();  // its worker may be waiting for room ahead
+    }
+    data_.wait(lock, [&] { return !queues_[file].empty(); });
+    FileMessage m = std::move(queues_[file].front());
+    queues_[file].pop_front();
+    lock.unlock();
+    space_.notify_all();
+    if (m.failure) std::rethrow_exception(m.failure);
+    return m;
+}
+
+}  // namespace ringprof::detail

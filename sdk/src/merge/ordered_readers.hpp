@@ -1,0 +1,88 @@
+// Reads files on worker threads while one consumer takes their messages strictly in file order:
+// file i's messages, then file i+1's. Workers take files in order, one at a time. Memory stays
+// bounded whatever the input: the file being consumed queues at most kQueued batches, and the files
+// ahead of it at most kQueued per thread together (a worker ahead waits for room, then for the
+// consumer to reach its file). The file being consumed always has a worker and always gets room,
+// so nothing waits forever.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "merge/event_batch.hpp"
+#include "trace/trace_reader.hpp"
+
+namespace ringprof::detail {
+
+struct FileMessage {
+    enum class Kind { batch, restart, done };
+    Kind kind = Kind::batch;
+    EventBatch batch;                        // batch
+    std::optional<std::string> error;        // done: why the file is left out whole
+    ReadOutcome outcome;                     // done, without error
+    std::optional<TraceNumber> max_end;      // done: the latest end among the file's kept events
+    std::exception_ptr failure;              // done: an unexpected exception, rethrown by next()
+};
+
+class OrderedReaders {
+public:
+    class Outbox {
+    public:
+        // Blocks while the file's queue is full. Throws (an exception private to the pipeline)
+        // when the consumer has gone away: the reader must then just unwind.
+        void send(FileMessage m);
+
+    private:
+        friend class OrderedReaders;
+        Outbox(OrderedReaders& owner, std::size_t file) : owner_(owner), file_(file) {}
+        OrderedReaders& owner_;
+        std::size_t file_;
+    };
+    // Reads file `file`, sending its batches and restarts; the pipeline sends the final `done`
+    // message itself from what read returns (or throws).
+    using Reader = std::function<FileMessage(std::size_t file, Outbox& out)>;
+
+    OrderedReaders(std::size_t files, unsigned threads, Reader read);
+    ~OrderedReaders();  // stops the workers (a consumer that gives up early is fine) and joins them
+    OrderedReaders(const OrderedReaders&) = delete;
+    OrderedReaders& operator=(const OrderedReaders&) = delete;
+
+    // The next message of `file`; call with file 0, 1, 2... each until it returns `done`.
+    // Rethrows a worker's unexpected exception.
+    FileMessage next(std::size_t file);
+
+    // Measured on bench_merge's input (33 files, batches of kBatchBytes): 4 queued batches keep
+    // both workers busy; memory in flight stays a few MiB.
+    static constexpr std::size_t kQueued = 4;
+    // Batches sent and not yet taken by the consumer never exceed this (the bound the tests check):
+    // kQueued per thread ahead, as many again in the file being consumed (those it queued while
+    // ahead), plus one being sent per thread.
+    static constexpr std::size_t max_in_flight(unsigned threads) { return 2 * kQueued * threads + threads; }
+
+private:
+    struct Stopped {};
+    void work();
+    void stop_and_join();
+
+    std::size_t files_;
+    Reader read_;
+    std::mutex mu_;
+    std::condition_variable space_, data_;
+    std::vector<std::deque<FileMessage>> queues_;
+    std::size_t next_file_ = 0;
+    std::size_t consuming_ = 0;     // the file next() was last asked for
+    std::size_t queued_ahead_ = 0;  // batches queued for files after consuming_
+    std::size_t ahead_limit_;
+    bool stop_ = false;
+    std::vector<std::thread> workers_;
+};
+
+}  // namespace ringprof::detail

@@ -1,0 +1,108 @@
+// Reading files on several threads changes nothing in the answer: the merged file, the counts,
+// the skipped files and the notes are the same for every reader thread count.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "merge_fixtures.hpp"
+#include "ringprof/merged_timeline.hpp"
+
+using namespace merge_test;
+using ringprof::MergedTimeline;
+using ringprof::MergeResult;
+
+namespace {
+
+constexpr std::int64_t kBase = 1594662605000000;
+
+// Enough files, events and bytes that every reader sends several batches per file and readers
+// overtake each other: a truncated file mid-way (rolled back), a trace whose base comes after its
+// events (read twice), equal start times across files (order decided by reading order), B/E pairs.
+void write_many_files(const fs::path& root) {
+    for (int node = 0; node < 12; ++node) {
+        const std::string host = std::to_string(900 + node) + "-host" + std::to_string(node);
+        std::vector<PhaseEvent> py, model;
+        for (int s = 0; s < 300; ++s) {
+            py.push_back({"Step:ModeKeys.TRAIN", "Step:ModeKeys.TRAIN", 1000 + s * 500, 480,
+                          R"({"step_num": ")" + std::to_string(s) + R"(", "note": "caf\u00e9"})"});
+            for (int k = 0; k < 20; ++k)
+                model.push_back({k % 2 ? "DataIterator" : "Forward", "op" + std::to_string(k), 1000 + s * 500 + k * 3, k % 5, ""});
+        }
+        write_file(pevents_file(root, kBase + 200000 + node, host, "pythontimeline.json"), smdebug_timeline(kBase + node, py));
+        std::string text = smdebug_timeline(kBase, model);
+        if (node == 5) text.resize(text.size() / 2);  // truncated: skipped whole
+        write_file(pevents_file(root, kBase + 200000 + node, host, "model_timeline.json"), text);
+    }
+    std::string horovod = R"([{"name": "process_name", "ph": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": )" +
+                          std::to_string(kBase) + "}},\n" + R"({"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "Horovod"}})";
+    for (int i = 0; i < 2000; ++i) {
+        horovod += ",\n{\"name\": \"ALLREDUCE\", \"ph\": \"B\", \"ts\": " + std::to_string(1000 + i * 50) + ", \"pid\": 1}";
+        horovod += ",\n{\"ph\": \"E\", \"ts\": " + std::to_string(1000 + i * 50 + 20) + ", \"pid\": 1}";
+    }
+    write_file(pevents_file(root, kBase + 200100, "77-hvd", "horovod_timeline.json"), horovod + "]");
+    std::string trace = R"({"traceEvents":[{"name":"process_name","ph":"M","pid":1,"args":{"name":"ringprof"}})";
+    for (int i = 0; i < 3000; ++i)
+        trace += R"(,{"name":"late_base","ph":"X","pid":1,"tid":)" + std::to_string(i % 3) + R"(,"ts":)" +
+                 std::to_string(1000 + i * 7) + R"(,"dur":2.5})";
+    trace += R"(],"otherData":{"start_time_since_epoch_in_micros":)" + std::to_string(kBase) + "}}";
+    write_gzip(root / "framework" / "pevents" / "2020071317" / (std::to_string(kBase + 200200) + "_3-hostT_trace.json.gz"), trace);
+}
+
+struct Answer {
+    MergeResult result;
+    std::string bytes;
+};
+
+Answer merge_with(const fs::path& root, unsigned threads, bool ranged) {
+    MergedTimeline merger(root.string(), {}, (root / ("out" + std::to_string(threads))).string());
+    merger.set_node_id("node");
+    merger.set_reader_threads(threads);
+    Answer a;
+    a.result = ranged ? merger.merge_timeline(kBase + 20000, kBase + 60000) : merger.merge_all();
+    a.bytes = slurp(a.result.output_path);
+    return a;
+}
+
+void expect_same(const Answer& one, const Answer& many, unsigned threads) {
+    EXPECT_TRUE(one.bytes == many.bytes) << threads << " reader threads wrote a different file";
+    EXPECT_EQ(one.result.events_written, many.result.events_written);
+    EXPECT_EQ(one.result.files_merged, many.result.files_merged);
+    EXPECT_EQ(one.result.events_dropped, many.result.events_dropped);
+    ASSERT_EQ(one.result.skipped.size(), many.result.skipped.size());
+    for (std::size_t i = 0; i < one.result.skipped.size(); ++i) {
+        EXPECT_EQ(one.result.skipped[i].path, many.result.skipped[i].path);
+        EXPECT_EQ(one.result.skipped[i].reason, many.result.skipped[i].reason);
+    }
+    EXPECT_EQ(one.result.notes, many.result.notes);
+}
+
+TEST(MergeThreads, EveryReaderThreadCountWritesTheSameFile) {
+    TempDir dir;
+    write_many_files(dir.path());
+    const Answer one = merge_with(dir.path(), 1, false);
+    // The reference answer itself: the truncated file is skipped and every other event is there
+    // once, in time order.
+    ASSERT_EQ(one.result.skipped.size(), 1u);
+    EXPECT_NE(one.result.skipped[0].path.find("model_timeline"), std::string::npos);
+    const auto x = only_x(read_output(one.result.output_path));
+    EXPECT_EQ(x.size(), 12u * 300 + 11u * 300 * 20 + 2000 + 3000);
+    EXPECT_EQ(x.size(), one.result.events_written);
+    EXPECT_TRUE(std::is_sorted(x.begin(), x.end(), [](const OutEvent& a, const OutEvent& b) { return a.ts < b.ts; }));
+    for (unsigned threads : {2u, 3u, 8u}) expect_same(one, merge_with(dir.path(), threads, false), threads);
+}
+
+TEST(MergeThreads, EveryReaderThreadCountWritesTheSameRange) {
+    TempDir dir;
+    write_many_files(dir.path());
+    const Answer one = merge_with(dir.path(), 1, true);
+    const auto x = only_x(read_output(one.result.output_path));
+    ASSERT_FALSE(x.empty());
+    for (const auto& e : x) {
+        EXPECT_LE(e.ts, kBase + 60000);
+        EXPECT_GE(e.ts + e.dur, kBase + 20000);
+    }
+    for (unsigned threads : {2u, 8u}) expect_same(one, merge_with(dir.path(), threads, true), threads);
+}
+
+}  // namespace
