@@ -82,7 +82,9 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                     track.tree.charge(open.node, e.tsc - open.begin_ticks);
                     if (kTimeline) {
                         const CallNode& n = track.tree.nodes()[open.node];
-                        records->append_span(n.span_word, n.site, n.span_depth(), open.begin_ticks, e.tsc);
+                        if (!records->try_append_compact_span(n.span_word, open.begin_ticks, e.tsc)) {
+                            records->append(TimelineRecord::span(n.site, open.begin_ticks, e.tsc, n.span_depth()));
+                        }
                     }
                 }
                 break;

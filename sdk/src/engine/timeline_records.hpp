@@ -132,21 +132,22 @@ public:
     }
 
     // The hot one: a span of the thread of the last Thread record appended, `word` being
-    // span_word(site, depth).
-    void append_span(std::uint64_t word, const Site* site, std::uint32_t depth, std::uint64_t begin_ticks,
-                     std::uint64_t end_ticks) {
+    // span_word(site, depth), in one slot. False, with nothing appended, when it needs two:
+    // append(TimelineRecord::span(...)) then. (The caller looks the site and depth up only
+    // then: passed in, they were computed for every span, callgrind.)
+    bool try_append_compact_span(std::uint64_t word, std::uint64_t begin_ticks, std::uint64_t end_ticks) {
         const std::uint64_t offset = begin_ticks - base_ticks_ + kOffsetBias;
         const std::uint64_t width = end_ticks - begin_ticks;
-        if ((offset | width) >> 32 == 0 && word != kNoSpanWord && end_ != limit_) {
-            end_->first = word;
-            end_->second = offset | width << 32;
-            ++end_;
-            return;
-        }
-        append(TimelineRecord::span(site, begin_ticks, end_ticks, depth));
+        if ((offset | width) >> 32 != 0 || word == kNoSpanWord || end_ == limit_) return false;
+        end_->first = word;
+        end_->second = offset | width << 32;
+        ++end_;
+        return true;
     }
     void append_span(const Site* site, std::uint64_t begin_ticks, std::uint64_t end_ticks, std::uint32_t depth) {
-        append_span(span_word(site, depth), site, depth, begin_ticks, end_ticks);
+        if (!try_append_compact_span(span_word(site, depth), begin_ticks, end_ticks)) {
+            append(TimelineRecord::span(site, begin_ticks, end_ticks, depth));
+        }
     }
     // Any record, in its compact form when it has one.
     void append(const TimelineRecord& r);
