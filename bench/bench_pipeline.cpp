@@ -36,7 +36,7 @@ void BM_DrainerAggregation(benchmark::State& state) {
     TimelineWriter writer(writer_clock, TimelineOptions{});
     writer.add_backend(&discard);
     if (with_spans) writer.start();
-    std::vector<TimelineRecord> spans;
+    TimelineRecords spans;
     const std::vector<SpanThread> threads{SpanThread{1, "bench"}};
     constexpr std::uint64_t kEvents = 1 << 16;
     ThreadRing ring(kEvents, kEvents);

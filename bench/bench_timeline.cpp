@@ -113,17 +113,17 @@ void BM_WriterPipeline(benchmark::State& state) {
     NullBackend backend;
     writer.add_backend(&backend);
     writer.start();
-    std::vector<ringprof::detail::TimelineRecord> raw;
+    ringprof::detail::TimelineRecords raw;
     std::uint64_t t = ringprof::detail::read_ticks();
     const std::vector<ringprof::detail::SpanThread> threads{{1000, "w"}};
     std::size_t produced = 0;
     for (auto _ : state) {
-        raw.push_back(ringprof::detail::TimelineRecord::thread(1000, 7));
+        raw.append(ringprof::detail::TimelineRecord::thread(1000, 7, t));
         for (int i = 0; i < 8192; ++i) {
-            raw.push_back(ringprof::detail::TimelineRecord::span(&kSites[i % 3], t, t + 500, static_cast<std::uint32_t>(i % 3)));
+            raw.append(ringprof::detail::TimelineRecord::span(&kSites[i % 3], t, t + 500, static_cast<std::uint32_t>(i % 3)));
             t += 600;
         }
-        produced += raw.size() - 1;  // the Thread record is not a span
+        produced += raw.records() - 1;  // the Thread record is not a span
         writer.on_pass(raw, threads);
         raw.clear();
     }

@@ -49,9 +49,10 @@ TEST(TimelineRecords, DecodingWritesAThreadRecordThenOneRecordPerSpanStepAndGaug
     detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
     detail::Aggregator aggregator(clock);
     detail::ThreadTrack track(&ring, 0);
-    std::vector<TimelineRecord> records;
+    detail::TimelineRecords stream;
     const std::uint64_t head = ring.ring().readable_head();
-    ASSERT_EQ(aggregator.decode(track, ring.ring().tail(), head, &records), head);
+    ASSERT_EQ(aggregator.decode(track, ring.ring().tail(), head, &stream), head);
+    const std::vector<TimelineRecord> records = stream.decoded();
 
     ASSERT_EQ(records.size(), 7u);
     EXPECT_EQ(records[0].kind, Kind::Thread);
@@ -87,9 +88,101 @@ TEST(TimelineRecords, ADecodeThatFindsNothingForTheTimelineWritesNoRecord) {
     detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
     detail::Aggregator aggregator(clock);
     detail::ThreadTrack track(&ring, 0);
-    std::vector<TimelineRecord> records;
+    detail::TimelineRecords records;
     aggregator.decode(track, ring.ring().tail(), ring.ring().readable_head(), &records);
     EXPECT_TRUE(records.empty()) << "an open scope is not on the timeline yet";
+}
+
+TEST(TimelineRecords, ASpanTakesOneSixteenByteSlotWhenItsValuesFit) {
+    detail::ThreadRing ring(1024);
+    std::vector<Event> events;
+    for (std::uint64_t k = 0; k < 100; ++k) {  // 100 spans, two levels, ticks as a TSC gives them
+        const std::uint64_t t = 0xFFFF'FFF0'0000'0000u + 1000 * k;  // near the counter's wrap
+        events.push_back({t, detail::make_tag(&kWork, EventKind::Begin)});
+        events.push_back({t + 10, detail::make_tag(&kLoss, EventKind::Begin)});
+        events.push_back({t + 20, detail::make_tag(&kLoss, EventKind::End)});
+        events.push_back({t + 900, detail::make_tag(&kWork, EventKind::End)});
+    }
+    ASSERT_TRUE(ring.ring().try_write(events.data(), events.size()));
+    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
+    detail::Aggregator aggregator(clock);
+    detail::ThreadTrack track(&ring, 0);
+    detail::TimelineRecords stream;
+    aggregator.decode(track, ring.ring().tail(), ring.ring().readable_head(), &stream);
+    EXPECT_EQ(stream.records(), 201u);
+    EXPECT_EQ(stream.slots(), 202u) << "two for the Thread record, one per span";
+    EXPECT_EQ(sizeof(detail::TimelineRecords::Slot), 16u);
+    const std::vector<TimelineRecord> records = stream.decoded();
+    ASSERT_EQ(records.size(), 201u);
+    EXPECT_EQ(records[1].site, &kLoss);
+    EXPECT_EQ(records[1].begin_ticks, 0xFFFF'FFF0'0000'0000u + 10);
+    EXPECT_EQ(records[1].end_ticks, 0xFFFF'FFF0'0000'0000u + 20);
+    EXPECT_EQ(records[1].depth, 1u);
+    EXPECT_EQ(records[200].site, &kWork);
+    EXPECT_EQ(records[200].begin_ticks, 0xFFFF'FFF0'0000'0000u + 99'000);
+    EXPECT_EQ(records[200].end_ticks, 0xFFFF'FFF0'0000'0000u + 99'900);
+    EXPECT_EQ(records[200].depth, 0u);
+}
+
+// The compact form's limits, each side of each: what goes in comes out, in one slot or two.
+TEST(TimelineRecords, EverySpanComesOutAsItWentInWhetherItsValuesFitOneSlotOrNot) {
+    const std::uint64_t base = 5'000'000'000u;
+    const auto* high_site = reinterpret_cast<const Site*>(std::uintptr_t{1} << 52 | 0x40);  // never read
+    struct Case {
+        const Site* site;
+        std::uint64_t begin, end;
+        std::uint32_t depth;
+        std::size_t slots;
+    };
+    const Case cases[] = {
+        {&kWork, base, base, 0, 1},
+        {&kWork, base - (std::uint64_t{1} << 31), base, 3, 1},          // as early as fits
+        {&kWork, base - (std::uint64_t{1} << 31) - 1, base, 3, 2},      // one tick earlier
+        {&kWork, base + (std::uint64_t{1} << 31) - 1, base + (std::uint64_t{1} << 31), 0, 1},
+        {&kWork, base + (std::uint64_t{1} << 31), base + (std::uint64_t{1} << 31) + 1, 0, 2},
+        {&kWork, base, base + 0xFFFF'FFFFu, 0, 1},                      // the longest that fits
+        {&kWork, base, base + 0x1'0000'0000u, 0, 2},
+        {&kWork, base, base + 1, 0xFFFF, 1},                            // the deepest that fits
+        {&kWork, base, base + 1, 0x1'0000, 2},
+        {&kWork, base, base + 1, 0xFFFF'FFFFu, 2},
+        {nullptr, base, base + 1, 0, 1},
+        {high_site, base, base + 1, 0, 2},
+        {&kWork, base + 7, base + 3, 0, 2},                             // ends before it begins
+    };
+    for (const Case& c : cases) {
+        detail::TimelineRecords stream;
+        stream.append(TimelineRecord::thread(9, 4, base));
+        const std::size_t after_thread = stream.slots();
+        stream.append_span(c.site, c.begin, c.end, c.depth);
+        EXPECT_EQ(stream.slots() - after_thread, c.slots) << "begin " << c.begin << " end " << c.end << " depth " << c.depth;
+        const std::vector<TimelineRecord> records = stream.decoded();
+        ASSERT_EQ(records.size(), 2u);
+        EXPECT_EQ(records[0].kind, Kind::Thread);
+        EXPECT_EQ(records[0].tid(), 9u);
+        EXPECT_EQ(records[0].step, 4);
+        EXPECT_EQ(records[1].kind, Kind::Span);
+        EXPECT_EQ(records[1].site, c.site);
+        EXPECT_EQ(records[1].begin_ticks, c.begin);
+        EXPECT_EQ(records[1].end_ticks, c.end);
+        EXPECT_EQ(records[1].depth, c.depth);
+    }
+}
+
+TEST(TimelineRecords, EachThreadsSpansCountFromItsOwnThreadRecord) {
+    detail::TimelineRecords stream{TimelineRecord::thread(1, -1, 1'000), TimelineRecord::span(&kWork, 1'100, 1'200, 0),
+                                   TimelineRecord::thread(2, -1, 9'000'000'000u),
+                                   TimelineRecord::span(&kLoss, 9'000'000'100u, 9'000'000'200u, 2)};
+    EXPECT_EQ(stream.slots(), 6u);
+    detail::TimelineRecords copy;
+    copy.append_all(stream);
+    copy.append_span(&kWork, 9'000'000'300u, 9'000'000'400u, 1);  // after the copy: thread 2's base
+    const std::vector<TimelineRecord> records = copy.decoded();
+    ASSERT_EQ(records.size(), 5u);
+    EXPECT_EQ(records[1].begin_ticks, 1'100u);
+    EXPECT_EQ(records[3].begin_ticks, 9'000'000'100u);
+    EXPECT_EQ(records[3].end_ticks, 9'000'000'200u);
+    EXPECT_EQ(records[4].begin_ticks, 9'000'000'300u);
+    EXPECT_EQ(copy.slots(), 7u);
 }
 
 // Records whatever the writer delivers, counters with their thread.
@@ -115,7 +208,7 @@ TEST(TimelineRecords, EveryKindReachesTheBackendsAsWhatItIsWhateverItsValues) {
     KindsBackend backend;
     writer.add_backend(&backend);
     writer.start();
-    std::vector<TimelineRecord> records{
+    detail::TimelineRecords records{
         TimelineRecord::thread(7, 5),
         // Values the old encoding read as a gauge (depth 0xFFFFFFFF) and as an open step (end 0).
         TimelineRecord::span(&kWork, 0, 0, 0xFFFFFFFFu),
@@ -150,9 +243,9 @@ TEST(TimelineRecords, FiltersAndOverflowKeepStepsAndTheThreadTheyBelongTo) {
     KindsBackend backend;
     writer.add_backend(&backend);
     writer.start();
-    std::vector<TimelineRecord> fits{TimelineRecord::thread(3, -1), TimelineRecord::span(&kWork, 10, 20, 0),
+    detail::TimelineRecords fits{TimelineRecord::thread(3, -1), TimelineRecord::span(&kWork, 10, 20, 0),
                                      TimelineRecord::span(&kWork, 12, 18, 1)};  // filtered: too deep
-    std::vector<TimelineRecord> overflows{TimelineRecord::thread(4, -1), TimelineRecord::span(&kWork, 30, 40, 0),
+    detail::TimelineRecords overflows{TimelineRecord::thread(4, -1), TimelineRecord::span(&kWork, 30, 40, 0),
                                           TimelineRecord::span(&kWork, 31, 39, 0),
                                           TimelineRecord::step_begin(0, 1, 41, 0), TimelineRecord::thread(4, 1),
                                           TimelineRecord::step_end(0, 1, 41, 50, 0), TimelineRecord::thread(4, -1)};

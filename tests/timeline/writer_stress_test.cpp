@@ -62,20 +62,20 @@ TEST(TimelineWriter, DropsAndCountsWhenTheWriterFallsBehind) {
     writer.start();
     const long passes = scaled(400);
     const std::size_t per_pass = 5000;
-    std::vector<detail::TimelineRecord> raw;
+    detail::TimelineRecords raw;
     const std::vector<detail::SpanThread> threads{{7, "producer"}};
     std::uint64_t t = detail::read_ticks();
     std::size_t produced = 0;
     for (long p = 0; p < passes; ++p) {
-        raw.push_back(detail::TimelineRecord::thread(7, -1));
-        raw.push_back(detail::TimelineRecord::step_begin(0, p, t, 0));
-        raw.push_back(detail::TimelineRecord::thread(7, p));
+        raw.append(detail::TimelineRecord::thread(7, -1));
+        raw.append(detail::TimelineRecord::step_begin(0, p, t, 0));
+        raw.append(detail::TimelineRecord::thread(7, p));
         for (std::size_t i = 0; i < per_pass; ++i) {
-            raw.push_back(detail::TimelineRecord::span(&kSite, t + 1, t + 2, 1));
+            raw.append(detail::TimelineRecord::span(&kSite, t + 1, t + 2, 1));
             ++produced;
         }
-        raw.push_back(detail::TimelineRecord::step_end(0, p, t, t + 3, 0));
-        raw.push_back(detail::TimelineRecord::thread(7, -1));
+        raw.append(detail::TimelineRecord::step_end(0, p, t, t + 3, 0));
+        raw.append(detail::TimelineRecord::thread(7, -1));
         t += 4;
         writer.on_pass(raw, threads);
         raw.clear();

@@ -29,8 +29,9 @@ std::uint64_t record_length(const Event& first) {
     }
 }
 // decode() writes a Thread record first; it is taken back when no record of the thread follows.
-void take_back_if_alone(std::vector<TimelineRecord>* records, std::size_t before) {
-    if (records != nullptr && records->size() == before + 1) records->pop_back();
+void take_back_if_alone(TimelineRecords* records, const TimelineRecords::Mark& before,
+                        const TimelineRecords::Mark& after_thread) {
+    if (records != nullptr && records->slots() == after_thread.slots) records->truncate(before);
 }
 // Field by field: a braced OpenScope pushed as a whole was copied with a 16-byte load of the
 // narrower stores just made, which stalled on store forwarding (perf annotate of
@@ -43,11 +44,25 @@ void open_scope(ThreadTrack& track, std::uint32_t node, std::uint64_t begin_tick
 }  // namespace
 
 std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
-                                 std::vector<TimelineRecord>* records) {
+                                 TimelineRecords* records) {
+    return records != nullptr ? decode_events<true>(track, from, to, records)
+                              : decode_events<false>(track, from, to, nullptr);
+}
+
+// Timelines on or off is decided once per call: the loop then has no branch for it.
+template <bool kTimeline>
+std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
+                                        TimelineRecords* records) {
     const Ring& ring = track.ring->ring();
-    // The records that follow are this thread's; taken back below if none follows.
-    const std::size_t records_before = records != nullptr ? records->size() : 0;
-    if (records != nullptr) records->push_back(TimelineRecord::thread(track.tid, track.step));
+    // The records that follow are this thread's; taken back below if none follows. Its spans
+    // are counted from the pass's first tick, which keeps nearly all of them in one slot.
+    const std::uint64_t base_ticks = from < to ? ring.at(from).tsc : 0;
+    TimelineRecords::Mark records_before{}, after_thread{};
+    if (kTimeline) {
+        records_before = records->mark();
+        records->append(TimelineRecord::thread(track.tid, track.step, base_ticks));
+        after_thread = records->mark();
+    }
     std::uint64_t i = from;
     while (i < to) {
         const Event& e = ring.at(i);
@@ -65,9 +80,11 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
                     const OpenScope open = track.stack.back();
                     track.stack.pop_back();
                     track.tree.charge(open.node, e.tsc - open.begin_ticks);
-                    if (records != nullptr) {
-                        records->emplace_back(TimelineRecord::Kind::Span, 0, track.depth(),
-                                              track.tree.nodes()[open.node].site, open.begin_ticks, e.tsc);
+                    if (kTimeline) {
+                        const CallNode& n = track.tree.nodes()[open.node];
+                        if (!records->try_append_compact_span(n.span_word, open.begin_ticks, e.tsc)) {
+                            records->append(TimelineRecord::span(n.site, open.begin_ticks, e.tsc, n.span_depth()));
+                        }
                     }
                 }
                 break;
@@ -87,9 +104,9 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
                 track.steps.push_back(open);
                 track.step = open.step;
                 track.step_mode = open.mode;
-                if (records != nullptr) {
-                    records->push_back(TimelineRecord::step_begin(open.mode, open.step, open.begin_ticks, open.depth));
-                    records->push_back(TimelineRecord::thread(track.tid, track.step));
+                if (kTimeline) {
+                    records->append(TimelineRecord::step_begin(open.mode, open.step, open.begin_ticks, open.depth));
+                    records->append(TimelineRecord::thread(track.tid, track.step, base_ticks));
                 }
                 break;
             }
@@ -100,16 +117,16 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
                 track.steps.pop_back();
                 track.step = track.steps.empty() ? -1 : track.steps.back().step;
                 track.step_mode = track.steps.empty() ? 0 : track.steps.back().mode;
-                if (records != nullptr) {
-                    records->push_back(TimelineRecord::step_end(open.mode, open.step, open.begin_ticks, e.tsc, open.depth));
-                    records->push_back(TimelineRecord::thread(track.tid, track.step));
+                if (kTimeline) {
+                    records->append(TimelineRecord::step_end(open.mode, open.step, open.begin_ticks, e.tsc, open.depth));
+                    records->append(TimelineRecord::thread(track.tid, track.step, base_ticks));
                 }
                 break;
             }
             case EventKind::Gauge: {
                 const auto* site = static_cast<const Site*>(pointer_of(e.tag));
                 extras_.gauge(site->name).set(as_double(ring.at(i + 1).tsc), clock_.to_monotonic_ns(e.tsc));
-                if (records != nullptr) records->push_back(TimelineRecord::gauge(site, e.tsc, as_double(ring.at(i + 1).tsc)));
+                if (kTimeline) records->append(TimelineRecord::gauge(site, e.tsc, as_double(ring.at(i + 1).tsc)));
                 break;
             }
             case EventKind::ContextCapture: {
@@ -125,7 +142,7 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
                 if (slot.id == id) {
                     path_id = slot.path_id;
                 } else if (track.blocked_passes < 2) {
-                    take_back_if_alone(records, records_before);
+                    take_back_if_alone(records, records_before, after_thread);
                     return i;  // its capture is in a ring not read yet
                 }
                 const std::uint32_t node = track.tree.child(track.stack.back().node, nullptr, path_id);
@@ -140,7 +157,7 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
         }
         i += record_length(e);
     }
-    take_back_if_alone(records, records_before);
+    take_back_if_alone(records, records_before, after_thread);
     return i;
 }
 

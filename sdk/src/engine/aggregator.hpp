@@ -31,7 +31,7 @@ public:
     // after two passes met a capture that was dropped (full ring) and adopts at the root.
     // With `records` non-null, what a timeline shows is appended there (timeline_records.hpp).
     std::uint64_t decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
-                         std::vector<TimelineRecord>* records);
+                         TimelineRecords* records);
 
     // The thread has exited and its ring is fully read: keep its totals, forget the rest.
     void retire(ThreadTrack& track);
@@ -58,6 +58,8 @@ public:
     TimerNode thread_tree(const ThreadTrack& track) const;
 
 private:
+    template <bool kTimeline>
+    std::uint64_t decode_events(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records);
     std::uint64_t path_of_stack(const ThreadTrack& track);
     std::uint64_t intern_path(std::vector<std::string> names);
     AggNode& node_at_path(AggNode& root, std::uint64_t path_id) const;

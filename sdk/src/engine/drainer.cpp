@@ -103,13 +103,13 @@ std::uint64_t Drainer::pass() {
     const auto now = std::chrono::steady_clock::now();
     const double since_ns = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_pass_).count());
     last_pass_ = now;
-    std::vector<TimelineRecord>* spans = span_sink_ ? &spans_ : nullptr;
+    TimelineRecords* spans = span_sink_ ? &spans_ : nullptr;
     for (std::size_t k = 0; k < tracks_.size();) {
         ThreadTrack& track = *tracks_[k];
         Ring& ring = track.ring->ring();
         // Read the retired flag before the head: every event of an exited thread is then below it.
         const bool retired = track.ring->retired();
-        const std::size_t spans_before = spans_.size();
+        const std::size_t spans_before = spans_.slots();
         std::uint64_t tail = 0, head = 0, stop = 0, read = 0;
         do {  // segment by segment, freeing each one the producer has left
             tail = ring.tail();
@@ -124,7 +124,7 @@ std::uint64_t Drainer::pass() {
         const double calm_ns = std::chrono::duration<double, std::nano>(kCalmSleep).count();
         calm_ = calm_ && static_cast<double>(read) * calm_ns * kUrgentFillDivisor <
                              static_cast<double>(ring.capacity()) * since_ns;
-        if (spans_.size() != spans_before) span_threads_.push_back(SpanThread{track.tid, track.ring->thread_name()});
+        if (spans_.slots() != spans_before) span_threads_.push_back(SpanThread{track.tid, track.ring->thread_name()});
         track.blocked_passes = stop < head ? track.blocked_passes + 1 : 0;
         grow_if_filling(ring, head - tail);
         if (retired && stop == head) {

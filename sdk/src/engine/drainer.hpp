@@ -29,7 +29,7 @@ struct SpanThread {
 
 class Drainer {
 public:
-    using SpanSink = std::function<void(std::vector<TimelineRecord>&)>;
+    using SpanSink = std::function<void(TimelineRecords&)>;
     using PeriodicTask = std::function<void(Drainer&)>;
 
     explicit Drainer(ClockCalibration& clock);
@@ -71,7 +71,7 @@ private:
     ClockCalibration& clock_;
     Aggregator aggregator_;
     std::vector<ThreadTrack*> tracks_;
-    std::vector<TimelineRecord> spans_;
+    TimelineRecords spans_;
     std::vector<SpanThread> span_threads_;
     SpanSink span_sink_;
     std::uint64_t retired_dropped_ = 0;

@@ -277,7 +277,7 @@ void SessionImpl::attach_spans(Backend* backend) {
     if (!timeline->has_backends() || timeline->running()) return;
     timeline->start();
     drainer.set_span_sink(
-        [this](std::vector<detail::TimelineRecord>& spans) { timeline->on_pass(spans, drainer.span_threads()); });
+        [this](detail::TimelineRecords& spans) { timeline->on_pass(spans, drainer.span_threads()); });
 }
 
 void SessionImpl::report(const Backend& backend, const char* stage, const std::exception& e) {

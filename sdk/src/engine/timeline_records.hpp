@@ -3,10 +3,10 @@
 // it already holds; the writer thread does every conversion (ticks to ns, step labels, names).
 //
 // One stream, in decode order, so the writer sees a step open before any span it must label.
-// A record is 32 bytes, and which fields mean what depends on its kind:
+// A record (TimelineRecord, the decoded form) holds, by kind:
 //
 //   kind       site/step         begin_ticks   end_ticks / value   depth / tid
-//   Thread     step: its step    -             -                   tid
+//   Thread     step: its step    base          -                   tid
 //   Span       site              begin         end                 depth
 //   StepBegin  step: its number  begin         -                   depth
 //   StepEnd    step: its number  begin         end                 depth
@@ -14,14 +14,27 @@
 //
 // Spans, steps and gauges belong to the thread named by the last Thread record before them; a
 // Thread record also says which step that thread is in (-1: none), the label of its spans that
-// follows. The drainer writes one before each thread's records and after each step record.
-// (The former RawSpan carried tid and step in every span, 40 bytes, and gauges and step
-// openings as sentinel values; the bytes written per span were most of what timelines cost
-// the drainer: bench_pipeline's BM_DrainerAggregation.)
+// follows, and the base tick its spans' compact form counts from. The drainer writes one before
+// each thread's records and after each step record.
+//
+// TimelineRecords, the stream itself, stores records in 16-byte slots. A span, nearly the whole
+// stream, takes one: its site pointer with the depth in the pointer's unused top 16 bits, and
+// begin (counted from the Thread record's base) and width in 32 bits each. Every other record,
+// and a span whose values do not fit (a scope over ~1 s from the base or longer than ~2 s at
+// 2 GHz, a depth of 65,536 or more, a pointer using the top 16 bits), takes two slots holding
+// every field in full; the low bits of the first word, zero in a Site pointer (aligned to 16),
+// say which. The bytes written per span were most of what timelines cost the drainer: 40 as
+// RawSpan, 32 as one TimelineRecord (0.54 of the timers-only rate in bench_pipeline's
+// BM_DrainerAggregation), 16 now.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "ringprof/site.hpp"
 #include "ringprof/steps.hpp"
@@ -39,8 +52,9 @@ struct TimelineRecord {
                    std::uint64_t end)
         : kind(k), mode(step_mode), depth(depth_or_tid), site(s), begin_ticks(begin), end_ticks(end) {}
 
-    static TimelineRecord thread(std::uint32_t tid, std::int64_t step) {
-        TimelineRecord r(Kind::Thread, 0, tid, nullptr, 0, 0);
+    // `base_ticks`: what the compact form of the thread's spans counts from (any tick near them).
+    static TimelineRecord thread(std::uint32_t tid, std::int64_t step, std::uint64_t base_ticks = 0) {
+        TimelineRecord r(Kind::Thread, 0, tid, nullptr, base_ticks, 0);
         r.step = step;
         return r;
     }
@@ -88,6 +102,137 @@ struct TimelineRecord {
     std::uint64_t end_ticks = 0;  // see value()
 };
 
-static_assert(sizeof(TimelineRecord) == 32, "the bytes the drainer writes per span");
+// The encoded stream of records (see the top of this file). Appending a span is inline and
+// writes one slot; everything else goes out of line.
+class TimelineRecords {
+public:
+    struct Slot {
+        std::uint64_t first;
+        std::uint64_t second;
+    };
+
+    TimelineRecords() = default;
+    TimelineRecords(std::initializer_list<TimelineRecord> records);
+    TimelineRecords(TimelineRecords&& other) noexcept { swap(other); }
+    TimelineRecords& operator=(TimelineRecords&& other) noexcept {
+        TimelineRecords gone(std::move(*this));
+        swap(other);
+        return *this;
+    }
+    TimelineRecords(const TimelineRecords&) = delete;
+    TimelineRecords& operator=(const TimelineRecords&) = delete;
+
+    // A span's site and depth as the first word of its compact form, or kNoSpanWord when they
+    // do not fit in it. The same for every span of a call-tree node: computed once per node.
+    static constexpr std::uint64_t kNoSpanWord = ~std::uint64_t{0};
+    static std::uint64_t span_word(const Site* site, std::uint32_t depth) {
+        const auto site_bits = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(site));
+        if ((site_bits >> kDepthShift | depth >> (64 - kDepthShift)) != 0) return kNoSpanWord;
+        return site_bits | std::uint64_t{depth} << kDepthShift;
+    }
+
+    // The hot one: a span of the thread of the last Thread record appended, `word` being
+    // span_word(site, depth), in one slot. False, with nothing appended, when it needs two:
+    // append(TimelineRecord::span(...)) then. (The caller looks the site and depth up only
+    // then: passed in, they were computed for every span, callgrind.)
+    bool try_append_compact_span(std::uint64_t word, std::uint64_t begin_ticks, std::uint64_t end_ticks) {
+        const std::uint64_t offset = begin_ticks - base_ticks_ + kOffsetBias;
+        const std::uint64_t width = end_ticks - begin_ticks;
+        if ((offset | width) >> 32 != 0 || word == kNoSpanWord || end_ == limit_) return false;
+        end_->first = word;
+        end_->second = offset | width << 32;
+        ++end_;
+        return true;
+    }
+    void append_span(const Site* site, std::uint64_t begin_ticks, std::uint64_t end_ticks, std::uint32_t depth) {
+        if (!try_append_compact_span(span_word(site, depth), begin_ticks, end_ticks)) {
+            append(TimelineRecord::span(site, begin_ticks, end_ticks, depth));
+        }
+    }
+    // Any record, in its compact form when it has one.
+    void append(const TimelineRecord& r);
+    // `other`'s records after these (the same records: each thread's base travels with it).
+    void append_all(const TimelineRecords& other);
+
+    bool empty() const { return end_ == begin_; }
+    std::size_t slots() const { return static_cast<std::size_t>(end_ - begin_); }
+    std::size_t capacity_slots() const { return static_cast<std::size_t>(limit_ - begin_); }
+    std::size_t records() const { return slots() - long_records_; }
+    void clear() {
+        end_ = begin_;
+        long_records_ = 0;
+    }
+    void reserve_slots(std::size_t n);
+    // Where the stream ends now; truncate(mark) forgets every record appended since.
+    struct Mark {
+        std::size_t slots;
+        std::size_t long_records;
+        std::uint64_t base_ticks;
+    };
+    Mark mark() const { return Mark{slots(), long_records_, base_ticks_}; }
+    void truncate(const Mark& m) {
+        end_ = begin_ + m.slots;
+        long_records_ = m.long_records;
+        base_ticks_ = m.base_ticks;
+    }
+    void swap(TimelineRecords& other) noexcept {
+        std::swap(storage_, other.storage_);
+        std::swap(begin_, other.begin_);
+        std::swap(end_, other.end_);
+        std::swap(limit_, other.limit_);
+        std::swap(base_ticks_, other.base_ticks_);
+        std::swap(long_records_, other.long_records_);
+    }
+
+    // Calls fn(const TimelineRecord&) for each record, in order, decoded.
+    template <typename Fn>
+    void for_each(Fn&& fn) const {
+        std::uint64_t base = 0;
+        for (const Slot* s = begin_; s != end_;) {
+            const TimelineRecord r = decode(s, base);
+            if (r.kind == TimelineRecord::Kind::Thread) base = r.begin_ticks;
+            fn(r);
+        }
+    }
+    std::vector<TimelineRecord> decoded() const;
+
+private:
+    static constexpr unsigned kDepthShift = 48;  // x86-64 and AArch64 user pointers: 48 bits at most
+    static constexpr std::uint64_t kOffsetBias = std::uint64_t{1} << 31;  // begin may precede the base
+    static constexpr std::uint64_t kLongTag = 15;  // the low bits a Site pointer leaves free
+
+    // Decodes the record at `s` and moves `s` past it; `base` is the last Thread record's.
+    static TimelineRecord decode(const Slot*& s, std::uint64_t base) {
+        const Slot a = *s++;
+        if ((a.first & kLongTag) == 0) {
+            const std::uint64_t begin = base + (a.second & 0xFFFFFFFFu) - kOffsetBias;
+            return TimelineRecord(TimelineRecord::Kind::Span, 0, static_cast<std::uint32_t>(a.first >> kDepthShift),
+                                  reinterpret_cast<const Site*>(static_cast<std::uintptr_t>(
+                                      a.first & ((std::uint64_t{1} << kDepthShift) - 1))),
+                                  begin, begin + (a.second >> 32));
+        }
+        const Slot b = *s++;
+        const auto kind = static_cast<TimelineRecord::Kind>((a.first & kLongTag) - 1);
+        TimelineRecord r(kind, static_cast<std::uint8_t>(a.first >> 8), static_cast<std::uint32_t>(a.first >> 32),
+                         nullptr, b.first, b.second);
+        if (kind == TimelineRecord::Kind::Span || kind == TimelineRecord::Kind::Gauge) {
+            r.site = reinterpret_cast<const Site*>(static_cast<std::uintptr_t>(a.second));
+        } else {
+            r.step = static_cast<std::int64_t>(a.second);
+        }
+        return r;
+    }
+    Slot* grow();
+
+    std::unique_ptr<Slot[]> storage_;
+    Slot* begin_ = nullptr;
+    Slot* end_ = nullptr;
+    Slot* limit_ = nullptr;
+    std::uint64_t base_ticks_ = 0;  // of the last Thread record appended
+    std::size_t long_records_ = 0;  // records taking two slots
+};
+
+static_assert(sizeof(TimelineRecords::Slot) == 16, "the bytes the drainer writes per span");
+static_assert(alignof(Site) >= 16, "a Site pointer's low four bits tell a compact span from a long record");
 
 }  // namespace ringprof::detail

@@ -58,7 +58,7 @@ void TimelineWriter::stop() {
 
 // ---------------------------------------------------------------- drainer side
 
-void TimelineWriter::on_pass(std::vector<TimelineRecord>& raw, const std::vector<SpanThread>& threads) {
+void TimelineWriter::on_pass(TimelineRecords& raw, const std::vector<SpanThread>& threads) {
     Item item;
     for (const SpanThread& t : threads) {
         auto [it, inserted] = names_.try_emplace(t.tid, t.name);
@@ -77,9 +77,9 @@ void TimelineWriter::on_pass(std::vector<TimelineRecord>& raw, const std::vector
     }
     if (!running_) return;
     last_send_ticks_ = last_pass_ticks_;
-    std::vector<TimelineRecord> recycled;
+    TimelineRecords recycled;
     const bool have_recycled = free_.try_dequeue(recycled);
-    if (options_.max_depth == 0 && options_.min_ns == 0 && have_recycled && recycled.capacity() >= raw.size()) {
+    if (options_.max_depth == 0 && options_.min_ns == 0 && have_recycled && recycled.capacity_slots() >= raw.slots()) {
         // Nothing to filter: the filled vector itself goes to the writer and the drainer goes on
         // with a recycled one of the same capacity (no copy, no regrowth; copying cost the drainer
         // a third of its throughput with every output on, bench_pipeline).
@@ -90,7 +90,7 @@ void TimelineWriter::on_pass(std::vector<TimelineRecord>& raw, const std::vector
         // Copied: the drainer's vector keeps its capacity (regrowing it every pass cost enough
         // page faults to overflow rings in the demo), and the copy is reused memory.
         item.raw.swap(recycled);
-        if (!have_recycled) item.raw.reserve(std::max<std::size_t>(raw.size(), 4096));
+        item.raw.reserve_slots(raw.slots());
         copy_filtered(raw, item.raw);
     }
     enqueue(std::move(item));
@@ -98,35 +98,36 @@ void TimelineWriter::on_pass(std::vector<TimelineRecord>& raw, const std::vector
 
 // Filtering here rather than on the writer: two compares per span on the drainer are cheaper
 // than shipping every span of a filtered hot loop to another thread.
-void TimelineWriter::copy_filtered(const std::vector<TimelineRecord>& raw, std::vector<TimelineRecord>& out) {
+void TimelineWriter::copy_filtered(const TimelineRecords& raw, TimelineRecords& out) {
     if (options_.max_depth == 0 && options_.min_ns == 0) {
-        out.insert(out.end(), raw.begin(), raw.end());
+        out.append_all(raw);
         return;
     }
     const std::uint32_t max_depth = options_.max_depth != 0 ? options_.max_depth : ~std::uint32_t{0};
     const auto min_ticks = static_cast<std::uint64_t>(static_cast<double>(options_.min_ns) / clock_.ns_per_tick());
-    for (const TimelineRecord& r : raw) {
+    const std::size_t before = out.records();
+    raw.for_each([&](const TimelineRecord& r) {
         const bool scope = r.kind == TimelineRecord::Kind::Span;
-        if (scope && (r.depth >= max_depth || r.end_ticks - r.begin_ticks < min_ticks)) continue;
-        out.push_back(r);
-    }
-    filtered_.fetch_add(raw.size() - out.size(), std::memory_order_relaxed);
+        if (scope && (r.depth >= max_depth || r.end_ticks - r.begin_ticks < min_ticks)) return;
+        out.append(r);
+    });
+    filtered_.fetch_add(raw.records() - (out.records() - before), std::memory_order_relaxed);
 }
 
 void TimelineWriter::enqueue(Item item) {
-    const std::size_t n = item.raw.size();
+    const std::size_t n = item.raw.records();
     if (n != 0 && in_flight_.load(std::memory_order_acquire) + n > options_.queue_spans) {
         // The writer is behind: keep the steps (a handful per second) and the Thread records
         // they belong to, in order; lose the spans and gauge samples, counted.
-        item.raw.erase(std::remove_if(item.raw.begin(), item.raw.end(),
-                                      [](const TimelineRecord& r) {
-                                          return r.kind == TimelineRecord::Kind::Span ||
-                                                 r.kind == TimelineRecord::Kind::Gauge;
-                                      }),
-                       item.raw.end());
-        dropped_.fetch_add(n - item.raw.size(), std::memory_order_relaxed);
+        TimelineRecords kept;
+        item.raw.for_each([&](const TimelineRecord& r) {
+            if (r.kind != TimelineRecord::Kind::Span && r.kind != TimelineRecord::Kind::Gauge) kept.append(r);
+        });
+        dropped_.fetch_add(n - kept.records(), std::memory_order_relaxed);
+        item.raw.clear();
+        item.raw.append_all(kept);  // keeps the recycled capacity in circulation
     }
-    item.budget = item.raw.size();
+    item.budget = item.raw.records();
     in_flight_.fetch_add(item.budget, std::memory_order_acq_rel);
     queue_.enqueue(std::move(item));
 }
@@ -250,11 +251,11 @@ void TimelineWriter::process(Item& item) {
             guarded(s, "thread name", [&] { s.timeline->on_thread_name(thread.first, thread.second); });
         }
     }
-    for (const TimelineRecord& r : item.raw) take(r);
+    item.raw.for_each([this](const TimelineRecord& r) { take(r); });
     release_pending(item.barrier != 0 ? StepIntervals::kOpen : item.horizon);
     if (item.barrier != 0 || batch_.spans.size() >= kBatchSpans / 8) deliver();
     if (item.budget != 0) in_flight_.fetch_sub(item.budget, std::memory_order_acq_rel);
-    if (item.raw.capacity() != 0 && free_.size_approx() < kFreeVectors) {
+    if (item.raw.capacity_slots() != 0 && free_.size_approx() < kFreeVectors) {
         item.raw.clear();
         free_.enqueue(std::move(item.raw));
     }

@@ -1,8 +1,8 @@
 // Moves completed spans from the drainer to the timeline backends, which run on a thread of
 // their own so compression and file I/O never stall draining.
 //
-// The drainer's side (on_pass, its span sink) hands its filled vector of TimelineRecords
-// (timeline_records.hpp: raw ticks, 32 bytes a span) to the writer and goes on with a recycled
+// The drainer's side (on_pass, its span sink) hands its filled TimelineRecords
+// (timeline_records.hpp: raw ticks, 16 bytes a span) to the writer and goes on with a recycled
 // one (unless filters apply: then two compares per span and the survivors are copied into a
 // recycled queue item), stamped with the pass's time. The rest happens on the writer: step
 // records update the step intervals, scopes get their thread, step label and absolute time and
@@ -74,7 +74,7 @@ public:
     void stop();
 
     // The drainer's span sink, called after every pass (drainer thread).
-    void on_pass(std::vector<TimelineRecord>& raw, const std::vector<SpanThread>& threads);
+    void on_pass(TimelineRecords& raw, const std::vector<SpanThread>& threads);
 
     class Hold {
     public:
@@ -102,7 +102,7 @@ public:
 
 private:
     struct Item {
-        std::vector<TimelineRecord> raw;
+        TimelineRecords raw;
         std::vector<std::pair<std::uint32_t, std::string>> names;
         std::uint64_t horizon = 0;    // spans that began before this can be labeled
         Backend* added = nullptr;
@@ -116,7 +116,7 @@ private:
     };
 
     // Drainer side.
-    void copy_filtered(const std::vector<TimelineRecord>& raw, std::vector<TimelineRecord>& out);
+    void copy_filtered(const TimelineRecords& raw, TimelineRecords& out);
     void enqueue(Item item);
     std::uint64_t send_barrier(bool last);
     void wake_writer();
@@ -152,7 +152,7 @@ private:
     // Polled, not signalled per item: waking the writer for every pass preempts the drainer on
     // busy machines, so only barriers wake it early.
     moodycamel::ConcurrentQueue<Item> queue_;
-    moodycamel::ConcurrentQueue<std::vector<TimelineRecord>> free_;  // emptied vectors, reused
+    moodycamel::ConcurrentQueue<TimelineRecords> free_;  // emptied streams, reused
     std::atomic<std::size_t> in_flight_{0};
     std::atomic<std::uint64_t> dropped_{0};
     std::atomic<std::uint64_t> filtered_{0};
