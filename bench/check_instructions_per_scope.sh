@@ -6,7 +6,9 @@ set -euo pipefail
 
 # Measured 60-64 instructions per scope before issue 15, 42 after it (one compare admits a Begin,
 # an End only writes, the Scope closes through one word kept in registers), 43 once events are
-# written at a cursor (two compares at the last slot, for 4% less time). Issue 15's ceiling.
+# written at a cursor (two compares at the last slot, for 4% less time), 39 once a thread without
+# a ring points at a ring with no room (the room compare is also the null test) and the closing
+# word of a recorded scope is known to be an aligned ring (no bit test). Issue 15's ceiling.
 ceiling=${RINGPROF_SCOPE_INSTRUCTION_CEILING:-50}
 
 build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)

@@ -37,28 +37,4 @@ inline ThreadState* thread_state() noexcept {
     return __builtin_expect(s != nullptr, 1) ? s : make_thread_state();
 }
 
-// A marker's begin, as PROF_SCOPE's constructor does it.
-inline detail::Closing begin_scope(const Site* site) noexcept {
-    using namespace ringprof::detail;
-    const std::uint8_t state = g_state.load(std::memory_order_relaxed);
-    Ring* ring = t_ring;
-    if (__builtin_expect(state == kOn && ring != nullptr, 1)) {
-        return closing_for(ring, ring->try_begin(make_tag(site, EventKind::Begin)));
-    }
-    if (state != kOff) return begin_slow(site);
-    return kNotRecording;
-}
-
-// A multi-event record opening a scope (a step), as RecordScope::open does it.
-inline detail::Closing open_record(detail::Event* events, std::uint64_t n) noexcept {
-    using namespace ringprof::detail;
-    if (uses_fast_path()) {
-        events[0].tsc = read_ticks();
-        Ring* ring = t_ring;
-        return closing_for(ring, ring->try_open(events, n));
-    }
-    if (!is_off()) return open_slow(events, n);
-    return kNotRecording;
-}
-
 }  // namespace ringprof::python

@@ -161,7 +161,7 @@ const Site* site_for_c_call(PyObject* callable, std::vector<std::uint64_t>& key)
 }
 
 void open_call(ThreadState& state, const Site* site, const void* owner) {
-    const detail::Closing closing = begin_scope(site);
+    const detail::Closing closing = detail::open_scope(site);
     try {
         state.frames.push_back(OpenFrame{closing, detail::make_tag(site, detail::EventKind::End), owner});
         ++state.hook_frames;

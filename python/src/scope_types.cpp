@@ -111,7 +111,7 @@ PyObject* new_scope(const Site* site) {
 
 PyObject* scope_enter(PyObject* self, PyObject*) {
     const Site* site = reinterpret_cast<ScopeObject*>(self)->site;
-    if (!push_frame(begin_scope(site), make_tag(site, EventKind::End), site)) return nullptr;
+    if (!push_frame(detail::open_scope(site), make_tag(site, EventKind::End), site)) return nullptr;
     Py_INCREF(self);
     return self;
 }
@@ -256,7 +256,7 @@ PyObject* step_enter(PyObject* self, PyObject*) {
     auto* s = reinterpret_cast<StepObject*>(self);
     const auto m = static_cast<std::uint64_t>(s->mode) & 3u;
     Event record[2] = {Event{0, make_tag(m, EventKind::StepBegin)}, detail::payload(static_cast<std::uint64_t>(s->step))};
-    const Closing closing = open_record(record, 2);
+    const Closing closing = detail::open_record(record, 2);
     if (!push_frame(closing, make_tag(m, EventKind::StepEnd), self)) return nullptr;
     Py_INCREF(self);
     return self;

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "engine/ring_room.hpp"
+#include "ringprof/detail/recorder.hpp"
 #include "ringprof/detail/ring.hpp"
+#include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
 
 namespace ringprof::detail {
@@ -45,6 +47,32 @@ TEST(Ring, ConsumerSeesEveryEventInOrderWhileProducerRuns) {
     producer.join();
     EXPECT_TRUE(in_order);
     EXPECT_EQ(expected, n);
+}
+
+// The markers test only a ring's room inline, so a thread without a ring must point at one that
+// never has any: its first marker then takes the slow path, which gives it a ring of its own.
+TEST(Ring, AThreadWithoutARingPointsAtASentinelThatNeverHasRoomAndIsNeverWritten) {
+    testing::TempDir dir;
+    Config c;
+    c.output_dir = dir.str();
+    c.run_id = "test";
+    c.backends = {"timers"};
+    Session session(c);
+    bool before_first = false, after_first = false;
+    std::thread t([&] {
+        before_first = t_ring == no_ring();
+        { PROF_SCOPE("first"); }
+        after_first = t_ring != no_ring() && t_ring->has_room(2);
+    });
+    t.join();
+    EXPECT_TRUE(before_first);
+    EXPECT_TRUE(after_first);
+    EXPECT_FALSE(no_ring()->has_room(1));
+    EXPECT_EQ(no_ring()->open_scopes(), 0u);
+    EXPECT_EQ(no_ring()->dropped(), 0u);
+    const TimerNode* first = session.snapshot().tree.root.find("first");
+    ASSERT_NE(first, nullptr);
+    EXPECT_EQ(first->count, 1u);
 }
 
 TEST(Ring, BeginIsRefusedUnlessItsEndAndEveryOpenEndFit) {

@@ -52,7 +52,7 @@ std::uint64_t dropped_scopes() noexcept {
 
 void set_thread_name(std::string_view name) noexcept {
     try {
-        if (detail::t_ring == nullptr) {
+        if (detail::t_ring == detail::no_ring()) {
             // Register now so the name is attached before the thread's first scope.
             detail::ensure_default_session();
             if (detail::g_state.load() == detail::kOff) return;

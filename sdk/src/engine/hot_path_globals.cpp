@@ -6,8 +6,20 @@
 
 namespace ringprof::detail {
 
+namespace {
+// Never destroyed: a thread still running a marker during static destruction reads its room.
+union NoRing {
+    Ring ring;
+    constexpr NoRing() noexcept : ring() {}
+    ~NoRing() {}
+};
+NoRing g_no_ring;
+}  // namespace
+
 RINGPROF_HOT_PATH_GLOBAL std::atomic<std::uint8_t> g_state{kNotStarted};
-RINGPROF_HOT_PATH_GLOBAL __thread Ring* t_ring = nullptr;
+RINGPROF_HOT_PATH_GLOBAL __thread Ring* t_ring = &g_no_ring.ring;
 RINGPROF_HOT_PATH_GLOBAL std::atomic<bool> g_record_signatures{true};
+
+Ring* no_ring() noexcept { return &g_no_ring.ring; }
 
 }  // namespace ringprof::detail

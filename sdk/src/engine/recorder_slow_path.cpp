@@ -30,7 +30,7 @@ Ring* ring_for_recording(std::uint8_t& state) noexcept {
         state = g_state.load(std::memory_order_acquire);
         if (state != kOn && state != kSlow) return nullptr;
     }
-    if (t_ring == nullptr) {
+    if (t_ring == no_ring()) {
         if (t_no_ring) {
             count_ringless_drop();
             return nullptr;

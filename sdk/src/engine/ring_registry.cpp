@@ -28,7 +28,7 @@ struct ThreadExitHook {
     bool exiting = false;
     ~ThreadExitHook() {
         exiting = true;
-        t_ring = nullptr;
+        t_ring = no_ring();
         if (ring != nullptr) ring->retire();
     }
 };
@@ -127,7 +127,7 @@ void RingRegistry::reset_after_fork() {
     keep_abandoned(g_registry.load(std::memory_order_relaxed));
     g_registry.store(new RingRegistry(), std::memory_order_release);  // the parent's (and its possibly held mutex) is abandoned
     t_exit_hook.ring = nullptr;
-    t_ring = nullptr;
+    t_ring = no_ring();
     forget_hot_segments_after_fork();
 }
 

@@ -250,7 +250,7 @@ bool Ring::wait_for_room(std::uint64_t need) noexcept {
     }
     const std::uint64_t end = slow_ticks();
     const Event wait[2] = {{begin, make_tag(&kWaitSite, EventKind::Begin)}, {end, make_tag(&kWaitSite, EventKind::End)}};
-    publish(wait, 2);
+    write(wait, 2);
     waits_.store(waits_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     wait_ticks_.store(wait_ticks_.load(std::memory_order_relaxed) + (end - begin), std::memory_order_relaxed);
     return true;

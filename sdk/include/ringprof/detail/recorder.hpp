@@ -28,6 +28,8 @@ enum RecorderState : std::uint8_t {
 // plain TLS load with no wrapper call, as the inline thread_local was.
 #define RINGPROF_HOT_PATH_GLOBAL __attribute__((visibility("default")))
 extern RINGPROF_HOT_PATH_GLOBAL std::atomic<std::uint8_t> g_state;
+// Never null: a thread without a ring points at a sentinel (no_ring()) that never has room, so
+// the markers' room check alone sends a thread's first marker to the slow path.
 extern RINGPROF_HOT_PATH_GLOBAL __thread Ring* t_ring;
 
 // How an open scope is closed, decided once when it opens so that the closing path tests one
@@ -46,6 +48,9 @@ inline Closing closing_for(Ring* ring, bool admitted) noexcept {
     return admitted ? reinterpret_cast<Closing>(ring) : reinterpret_cast<Closing>(ring) | kRefused;
 }
 
+// What t_ring points at while the thread has no ring (hot_path_globals.cpp).
+Ring* no_ring() noexcept;
+
 // Out of line (sdk/src/engine/recorder_slow_path.cpp).
 // Open a scope the inline path could not (first event of a thread or process, custom clock).
 Closing begin_slow(const Site* site) noexcept;
@@ -55,10 +60,35 @@ bool write_slow(Event* events, std::uint64_t n) noexcept;
 // The session's clock, custom or built-in (sdk/src/engine/session.cpp).
 std::uint64_t slow_ticks() noexcept;
 
-inline bool uses_fast_path() noexcept {
-    return g_state.load(std::memory_order_relaxed) == kOn && t_ring != nullptr;
-}
 inline bool is_off() noexcept { return g_state.load(std::memory_order_relaxed) == kOff; }
+
+// Recording on the built-in clock into a ring with room for `n` events: the inline path. Any
+// other case (off, custom clock, no ring yet, ring out of room) is decided out of line.
+inline Ring* fast_ring(std::uint8_t state, std::uint64_t n) noexcept {
+    Ring* ring = t_ring;
+    return __builtin_expect(state == kOn && ring->has_room(n), 1) ? ring : nullptr;
+}
+
+// A marker's begin: how its scope will be closed.
+inline Closing open_scope(const Site* site) noexcept {
+    const std::uint8_t state = g_state.load(std::memory_order_relaxed);
+    if (Ring* ring = fast_ring(state, 2)) {
+        ring->begin(make_tag(site, EventKind::Begin));
+        return reinterpret_cast<Closing>(__builtin_assume_aligned(ring, alignof(Ring)));
+    }
+    return state != kOff ? begin_slow(site) : kNotRecording;
+}
+
+// A record of `n` events opening a scope that `close_scope` ends; events[0].tsc is filled in.
+inline Closing open_record(Event* events, std::uint64_t n) noexcept {
+    const std::uint8_t state = g_state.load(std::memory_order_relaxed);
+    if (Ring* ring = fast_ring(state, n + 1)) {
+        events[0].tsc = read_ticks();
+        ring->open(events, n);
+        return reinterpret_cast<Closing>(ring);
+    }
+    return state != kOff ? open_slow(events, n) : kNotRecording;
+}
 
 // The clock a scope ends with is the one it began with: the end path never reads g_state.
 inline void close_scope(Closing closing, std::uint64_t tag) noexcept {
@@ -73,22 +103,14 @@ inline void close_scope(Closing closing, std::uint64_t tag) noexcept {
 // slow path, so the compiler keeps them in registers.
 class Scope {
 public:
-    explicit Scope(const Site* site) noexcept : site_(site) {
-        const std::uint8_t state = g_state.load(std::memory_order_relaxed);
-        Ring* ring = t_ring;
-        if (__builtin_expect(state == kOn && ring != nullptr, 1)) {
-            closing_ = closing_for(ring, ring->try_begin(make_tag(site, EventKind::Begin)));
-        } else if (state != kOff) {
-            closing_ = begin_slow(site);
-        }
-    }
+    explicit Scope(const Site* site) noexcept : site_(site), closing_(open_scope(site)) {}
     ~Scope() { close_scope(closing_, make_tag(site_, EventKind::End)); }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
 private:
     const Site* site_;
-    Closing closing_ = kNotRecording;
+    Closing closing_;
 };
 
 // A scope opened by a record of several events (step, adopted context, signature): the record
@@ -98,13 +120,7 @@ public:
     RecordScope() noexcept = default;
     void open(Event* events, std::uint64_t n, std::uint64_t close_tag) noexcept {
         close_tag_ = close_tag;
-        if (uses_fast_path()) {
-            events[0].tsc = read_ticks();
-            Ring* ring = t_ring;
-            closing_ = closing_for(ring, ring->try_open(events, n));
-        } else if (!is_off()) {
-            closing_ = open_slow(events, n);
-        }
+        closing_ = open_record(events, n);
     }
     ~RecordScope() { close_scope(closing_, close_tag_); }
     RecordScope(const RecordScope&) = delete;
@@ -117,12 +133,13 @@ private:
 
 // A one-off record (gauge, context capture); events[0].tsc is filled in here.
 inline bool write_record(Event* events, std::uint64_t n) noexcept {
-    if (uses_fast_path()) {
+    const std::uint8_t state = g_state.load(std::memory_order_relaxed);
+    if (Ring* ring = fast_ring(state, n)) {
         events[0].tsc = read_ticks();
-        return t_ring->try_write(events, n);
+        ring->write(events, n);
+        return true;
     }
-    if (is_off()) return false;
-    return write_slow(events, n);
+    return state != kOff && write_slow(events, n);
 }
 
 inline Event payload(std::uint64_t a, std::uint64_t b = 0) noexcept {

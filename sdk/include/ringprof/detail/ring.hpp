@@ -65,25 +65,36 @@ public:
         own_.capacity = capacity;
         point_cursor_at(0);
     }
+    // A ring with no slots that never has room: what a thread without a ring points at (t_ring),
+    // so that the markers' one room check also sends its first marker to the slow path.
+    constexpr Ring() noexcept : seg_(&own_), slots_(nullptr), mask_(0), max_capacity_(0), capacity_(0), read_seg_(&own_) {}
     Ring(const Ring&) = delete;
     Ring& operator=(const Ring&) = delete;
     ~Ring() { free_segments(); }
 
     // ---- producer side (the owning thread only) ----
 
+    // The inline markers' only check: `n` events fit without make_room(). False while a refused
+    // scope is open, and always for the no-ring sentinel.
+    bool has_room(std::uint64_t n) const noexcept { return room_ >= n; }
+
     // Writes a Begin if the whole scope fits; false (and one drop counted) otherwise. A refused
     // scope must be closed with end_refused().
     bool try_begin(std::uint64_t tag) noexcept {
-        if (__builtin_expect(room_ < 2, 0)) {
+        if (__builtin_expect(!has_room(2), 0)) {
             if (suppressed_ != 0 || !make_room(open_scopes() + 2)) return refuse_scope();
         }
-        // Read after make_room(): a recorded wait may have written.
+        begin(tag);
+        return true;
+    }
+    // A Begin that has_room(2) admitted.
+    void begin(std::uint64_t tag) noexcept {
+        // The cursor is read after make_room(): a recorded wait may have written.
         Event* e = cursor_;
         e->tag = tag;
         e->tsc = read_ticks();  // after the room check: a refused Begin never reads the clock
         advance(e);
         room_ -= 2;
-        return true;
     }
 
     // Always fits: room for it was reserved when the matching Begin was admitted.
@@ -99,20 +110,32 @@ public:
     // A record of `n` events that is not a scope (gauge, context capture): written only if it
     // fits beside the reserved Ends; false (counted as dropped) otherwise.
     bool try_write(const Event* events, std::uint64_t n) noexcept {
-        if (room_ < n && !make_room(open_scopes() + n)) return refuse();
-        publish(events, n);
+        if (!has_room(n) && !make_room(open_scopes() + n)) return refuse();
+        write(events, n);
         return true;
+    }
+    // A record that has_room(n) admitted.
+    void write(const Event* events, std::uint64_t n) noexcept {
+        const std::uint64_t h = head_.load(std::memory_order_relaxed);
+        for (std::uint64_t i = 0; i < n; ++i) slots_[(h + i) & mask_] = events[i];
+        cursor_ = slots_ + ((h + n) & mask_);
+        head_.store(h + n, std::memory_order_release);
+        room_ -= n;
     }
 
     // A scope-like record of `n` events (a step, an adopted context, a signature scope) that
     // one later `end()` closes, or `end_refused()` if this returns false.
     bool try_open(const Event* events, std::uint64_t n) noexcept {
-        if (room_ < n + 1) {
+        if (!has_room(n + 1)) {
             if (suppressed_ != 0 || !make_room(open_scopes() + n + 1)) return refuse_scope();
         }
-        publish(events, n);
-        --room_;  // its End
+        open(events, n);
         return true;
+    }
+    // A scope-like record that has_room(n + 1) admitted.
+    void open(const Event* events, std::uint64_t n) noexcept {
+        write(events, n);
+        --room_;  // its End
     }
 
     std::uint64_t open_scopes() const noexcept { return reserved() - head_.load(std::memory_order_relaxed); }
@@ -199,13 +222,6 @@ private:
         // Only this thread writes the counter, so a load and a store are enough (no RMW).
         dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
         return false;
-    }
-    void publish(const Event* events, std::uint64_t n) noexcept {
-        const std::uint64_t h = head_.load(std::memory_order_relaxed);
-        for (std::uint64_t i = 0; i < n; ++i) slots_[(h + i) & mask_] = events[i];
-        cursor_ = slots_ + ((h + n) & mask_);
-        head_.store(h + n, std::memory_order_release);
-        room_ -= n;
     }
     // Head plus one End per open scope: what the room is counted from.
     std::uint64_t reserved() const noexcept { return limit_ - room_; }
