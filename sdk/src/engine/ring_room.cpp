@@ -205,12 +205,12 @@ bool Ring::move_to_bigger_segment(std::uint64_t h, std::uint64_t need) noexcept 
 bool Ring::make_room(std::uint64_t need) noexcept {
     const bool room = find_room(need);
     // A record beside a refused scope gets room for itself alone: Begins stay refused.
-    if (suppressed_ != 0) set_limit(room ? head_.load(std::memory_order_relaxed) + need : 0);
+    if (suppressed_ != 0) set_limit(room ? head() + need : 0);
     return room;
 }
 
 bool Ring::find_room(std::uint64_t need) noexcept {
-    const std::uint64_t h = head_.load(std::memory_order_relaxed);
+    const std::uint64_t h = head();
     if (refresh_limit(h, need)) return true;
     if (move_to_bigger_segment(h, need)) return true;
     ring_doorbell();
@@ -229,7 +229,7 @@ bool Ring::wait_for_room(std::uint64_t need) noexcept {
     const std::uint64_t begin = slow_ticks();
     auto last_progress = std::chrono::steady_clock::now();
     for (int spins = 0;; ++spins) {
-        const std::uint64_t h = head_.load(std::memory_order_relaxed);
+        const std::uint64_t h = head();
         if (refresh_limit(h, need_with_wait) || move_to_bigger_segment(h, need_with_wait)) break;
         if (!g_drainer_alive.load(std::memory_order_acquire) || !drained()) return false;
         if (spins < kSpins) {

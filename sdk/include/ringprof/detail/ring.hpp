@@ -1,12 +1,17 @@
 // A single-producer/single-consumer ring of Events, one per recording thread, that can grow.
 //
-// The producer owns `head_` and a `room_`: how many events it may still write without looking
-// at the consumer, counted beside the Ends it has promised (a Begin takes two: itself and its
-// End; an End takes none). The fast path is one compare and one subtract of it; it writes at
-// `cursor_`, a pointer to the head's slot kept beside the index, and publishes with one release
-// store of the head (a plain mov on x86). (Computing the slot from the index made each event's
-// address wait on the previous event's store of the head: 4% of an empty scope, bench_overhead;
-// comparing an index against a limit took two instructions more per scope than a count.)
+// The producer owns `cursor_`, the slot its next event goes to, and a `room_`: how many events
+// it may still write without looking at the consumer, counted beside the Ends it has promised (a
+// Begin takes two: itself and its End; an End takes none). The fast path is one compare and one
+// subtract of the room; it writes at the cursor and publishes the event with one release store
+// of the moved cursor (a plain mov on x86). The head index is not stored per event: it is `lap_`
+// (the index of the first slot in the current lap, changed only when the cursor wraps) plus the
+// cursor's offset. On a wrap the cursor is stored before the lap, and the consumer loads the lap
+// before the cursor, so a torn pair can only put the head a whole lap too low, behind the tail,
+// which reads as nothing new yet. (Computing the slot from an index made each event's address
+// wait on the previous event's store of the index: 4% of an empty scope, bench_overhead; storing
+// the index beside the cursor cost 3 instructions per event; comparing an index against a limit
+// took two instructions more per scope than a count.)
 // Running out of room takes the out-of-line make_room(), which re-reads the consumer's `tail_`
 // (on its own line), wakes the drainer once per crossing of a quarter-full mark, moves on to a
 // bigger segment if one is ready, and, when the ring is really full, applies the full-ring
@@ -90,7 +95,7 @@ public:
     // A Begin that has_room(2) admitted.
     void begin(std::uint64_t tag) noexcept {
         // The cursor is read after make_room(): a recorded wait may have written.
-        Event* e = cursor_;
+        Event* e = cursor_.load(std::memory_order_relaxed);
         e->tag = tag;
         e->tsc = read_ticks();  // after the room check: a refused Begin never reads the clock
         advance(e);
@@ -99,7 +104,7 @@ public:
 
     // Always fits: room for it was reserved when the matching Begin was admitted.
     void end(std::uint64_t tag, std::uint64_t tsc) noexcept {
-        Event* e = cursor_;
+        Event* e = cursor_.load(std::memory_order_relaxed);
         *e = Event{tsc, tag};
         advance(e);
     }
@@ -116,10 +121,11 @@ public:
     }
     // A record that has_room(n) admitted.
     void write(const Event* events, std::uint64_t n) noexcept {
-        const std::uint64_t h = head_.load(std::memory_order_relaxed);
-        for (std::uint64_t i = 0; i < n; ++i) slots_[(h + i) & mask_] = events[i];
-        cursor_ = slots_ + ((h + n) & mask_);
-        head_.store(h + n, std::memory_order_release);
+        for (std::uint64_t i = 0; i < n; ++i) {
+            Event* e = cursor_.load(std::memory_order_relaxed);
+            *e = events[i];
+            advance(e);
+        }
         room_ -= n;
     }
 
@@ -138,16 +144,22 @@ public:
         --room_;  // its End
     }
 
-    std::uint64_t open_scopes() const noexcept { return reserved() - head_.load(std::memory_order_relaxed); }
+    std::uint64_t open_scopes() const noexcept { return reserved() - head(); }
 
     // ---- consumer side (the drainer only) ----
 
     // Events in [tail(), readable_head()) may be read until `release()` moves the tail past them.
     // Stops at the end of the segment being read: once the tail reaches it, next_segment().
     std::uint64_t readable_head() const noexcept {
-        const std::uint64_t h = head_.load(std::memory_order_acquire);
-        // Loaded after the head: a head past a switch implies the link is visible.
+        const std::uint64_t lap = lap_.load(std::memory_order_acquire);  // before the cursor: see the top
+        const Event* cursor = cursor_.load(std::memory_order_acquire);
+        // Loaded after the cursor: a cursor in a later segment implies the link is visible.
         const RingSegment* next = read_seg_->next.load(std::memory_order_acquire);
+        const Event* slots = read_seg_->slots;
+        if (cursor < slots || cursor >= slots + read_seg_->capacity) return next != nullptr ? next->start : tail();
+        const std::uint64_t h = lap + static_cast<std::uint64_t>(cursor - slots);
+        const std::uint64_t t = tail();
+        if (h < t) return t;  // a lap read before a wrap with the cursor after it: nothing new yet
         return next != nullptr && next->start < h ? next->start : h;
     }
     std::uint64_t tail() const noexcept { return tail_.load(std::memory_order_relaxed); }
@@ -189,7 +201,6 @@ public:
 
     // Only while no thread produces into the ring and no drainer reads it (it is pooled).
     void reset(std::uint64_t open_scopes = 0) noexcept {
-        head_.store(0, std::memory_order_relaxed);
         tail_.store(0, std::memory_order_relaxed);
         seg_->start = 0;
         point_cursor_at(0);
@@ -223,6 +234,11 @@ private:
         dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
         return false;
     }
+    // The ring index of the next event (producer side).
+    std::uint64_t head() const noexcept {
+        return lap_.load(std::memory_order_relaxed) +
+               static_cast<std::uint64_t>(cursor_.load(std::memory_order_relaxed) - slots_);
+    }
     // Head plus one End per open scope: what the room is counted from.
     std::uint64_t reserved() const noexcept { return limit_ - room_; }
     // The fast path may write up to `limit` (at least reserved()) before the next make_room().
@@ -232,26 +248,31 @@ private:
         room_ = limit_ - r;
     }
     void no_room() noexcept { set_limit(0); }
-    // One event written at `e`, the cursor: moves on (back to the first slot after the last) and
-    // publishes it to the consumer.
+    // One event written at `e`, the cursor: moves on and so publishes it to the consumer.
     void advance(Event* e) noexcept {
         Event* next = e + 1;
-        cursor_ = next == slots_end_ ? slots_ : next;
-        head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+        if (__builtin_expect(next != slots_end_, 1)) {
+            cursor_.store(next, std::memory_order_release);
+        } else {  // back to the first slot: the cursor first, then the lap (see the top)
+            cursor_.store(slots_, std::memory_order_release);
+            lap_.store(lap_.load(std::memory_order_relaxed) + mask_ + 1, std::memory_order_release);
+        }
     }
-    // After the segment being written changed (or was reset).
+    // After the segment being written changed (or was reset): the cursor before the lap, as on a
+    // wrap, and the consumer tells segments apart by the cursor's address.
     void point_cursor_at(std::uint64_t h) noexcept {
         slots_end_ = slots_ + mask_ + 1;
-        cursor_ = slots_ + (h & mask_);
+        cursor_.store(slots_ + (h & mask_), std::memory_order_release);
+        lap_.store(h & ~mask_, std::memory_order_release);
     }
 
-    alignas(kCacheLine) std::atomic<std::uint64_t> head_{0};
+    alignas(kCacheLine) std::atomic<Event*> cursor_{nullptr};  // where the next event goes
+    std::atomic<std::uint64_t> lap_{0};  // ring index of slots_[0] in the cursor's lap
     // Events the fast path may still write (a Begin takes two: itself and its End) before
     // make_room() looks at the consumer again. 0 for the first record, and while suppressed_.
     std::uint64_t room_ = 0;
     std::uint64_t limit_ = 0;       // the index room_ counts up to: room_ = limit_ - reserved()
     std::uint64_t suppressed_ = 0;  // refused scopes still open on this thread
-    Event* cursor_ = nullptr;       // &slots_[head_ & mask_]
     Event* slots_end_ = nullptr;    // slots_ + mask_ + 1
     RingSegment* seg_;               // the segment being written
     Event* slots_;
