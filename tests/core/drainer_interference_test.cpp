@@ -12,6 +12,7 @@
 #include "engine/ring_room.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof {
 namespace {
@@ -19,14 +20,7 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using testing::TempDir;
-
-Config timers_only(const TempDir& dir) {
-    Config c;
-    c.output_dir = dir.str();
-    c.run_id = "test";
-    c.backends = {"timers"};
-    return c;
-}
+using testing::timers_only;
 
 // Bursts of `per_burst` scopes every `period` (no catching up after a late start) for `length`.
 std::uint64_t record_paced(int per_burst, std::chrono::microseconds period, std::chrono::milliseconds length) {

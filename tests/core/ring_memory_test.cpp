@@ -18,6 +18,7 @@
 #include "bounded_child.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof {
 namespace {
@@ -27,6 +28,7 @@ using testing::ChildOutcome;
 using testing::run_bounded;
 using testing::scaled;
 using testing::TempDir;
+using testing::timers_only;
 
 // A field of /proc/self/status, in KiB.
 std::uint64_t status_kib(const std::string& field) {
@@ -36,14 +38,6 @@ std::uint64_t status_kib(const std::string& field) {
         if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1));
     }
     return 0;
-}
-
-Config timers_only(const TempDir& dir) {
-    Config c;
-    c.output_dir = dir.str();
-    c.run_id = "test";
-    c.backends = {"timers"};
-    return c;
 }
 
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)

@@ -13,6 +13,7 @@
 #include "ringprof/detail/ring.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof::detail {
 namespace {
@@ -60,11 +61,7 @@ TEST(Ring, ConsumerSeesEveryEventInOrderWhileProducerWrapsATinyRingConstantly) {
 // never has any: its first marker then takes the slow path, which gives it a ring of its own.
 TEST(Ring, AThreadWithoutARingPointsAtASentinelThatNeverHasRoomAndIsNeverWritten) {
     testing::TempDir dir;
-    Config c;
-    c.output_dir = dir.str();
-    c.run_id = "test";
-    c.backends = {"timers"};
-    Session session(c);
+    Session session(testing::timers_only(dir));
     bool before_first = false, after_first = false;
     std::thread t([&] {
         before_first = t_ring == no_ring();
