@@ -74,7 +74,8 @@ TEST(Ring, AThreadWithoutARingPointsAtASentinelThatNeverHasRoomAndIsNeverWritten
     EXPECT_FALSE(no_ring()->has_room(1));
     EXPECT_EQ(no_ring()->open_scopes(), 0u);
     EXPECT_EQ(no_ring()->dropped(), 0u);
-    const TimerNode* first = session.snapshot().tree.root.find("first");
+    const Snapshot snapshot = session.snapshot();
+    const TimerNode* first = snapshot.tree.root.find("first");
     ASSERT_NE(first, nullptr);
     EXPECT_EQ(first->count, 1u);
 }
