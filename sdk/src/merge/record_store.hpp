@@ -77,6 +77,8 @@ private:
 
     void spill();
     void write_run(std::size_t from, std::size_t to, bool pending);
+    void collapse_sorted_runs(std::size_t keep);
+    void merge_adjacent_runs(std::size_t a, std::size_t b, std::size_t end);
     void ensure_temp_dir();
 
     std::size_t budget_;
@@ -90,6 +92,11 @@ private:
     std::size_t committed_blocks_ = 0, committed_block_used_ = 0;
     std::vector<Entry, HugePageAllocator<Entry>> index_;
     std::size_t committed_entries_ = 0;  // index_[0, committed_entries_) belong to committed files
+    // Where each sorted run of the committed entries begins (one per file until merged), run sizes
+    // decreasing: runs are merged as files are committed, while readers still parse, so that the
+    // end of the merge only interleaves a few runs instead of sorting the whole index.
+    std::vector<std::size_t> sorted_runs_;
+    std::vector<Entry, HugePageAllocator<Entry>> merge_scratch_;
     std::size_t committed_arena_bytes_ = 0;
     std::uint64_t next_seq_ = 0;
     std::uint64_t committed_count_ = 0, pending_count_ = 0;
