@@ -109,3 +109,37 @@ TEST(RecordStore, OneFileOutOfOrderIsSortedStably) {
 }
 
 }  // namespace
+
+namespace {
+
+// The merge stores the largest file first; ties must still follow the files' reading order.
+TEST(RecordStore, TiesFollowFileRankNotTheOrderFilesWereStored) {
+    ringprof::testing::TempDir tmp;
+    for (const std::size_t budget : {std::size_t{1} << 30, std::size_t{4096}}) {
+        RecordStore store(budget, tmp.str());
+        // Ranks stored as 2, 0, 1; every file has events at the same three times.
+        const std::uint64_t stored_order[] = {2, 0, 1};
+        for (const std::uint64_t rank : stored_order) {
+            store.begin_file(rank);
+            for (int t = 0; t < 3; ++t) {
+                for (int k = 0; k < 50; ++k) {
+                    const std::string id = std::to_string(t) + "/" + std::to_string(rank) + "/" + std::to_string(k);
+                    StoredEvent e;
+                    e.start = t == 1 ? TraceNumber::floating(1.0) : TraceNumber::integer(t);
+                    e.head = id;
+                    store.add(e);
+                }
+            }
+            store.commit_file();
+        }
+        std::vector<std::string> expected;
+        for (int t = 0; t < 3; ++t)
+            for (int rank = 0; rank < 3; ++rank)
+                for (int k = 0; k < 50; ++k) expected.push_back(std::to_string(t) + "/" + std::to_string(rank) + "/" + std::to_string(k));
+        std::vector<std::string> seen;
+        store.for_each_sorted([&](const StoredEvent& e) { seen.emplace_back(e.head); });
+        EXPECT_EQ(seen, expected) << "budget " << budget;
+    }
+}
+
+}  // namespace

@@ -55,13 +55,18 @@ public:
     RecordStore(const RecordStore&) = delete;
     RecordStore& operator=(const RecordStore&) = delete;
 
+    // Events added after this call come after every event of lower-ranked files that has the same
+    // start, and before those of higher-ranked ones, whatever order the files are stored in (the
+    // merge stores the largest files first). Without it, ties keep the order of add() calls.
+    void begin_file(std::uint64_t rank);
+    static constexpr unsigned kRankShift = 40;  // up to 2^40 events per file, 2^24 files
     void add(const StoredEvent& e);
     void commit_file();    // what was added since the last commit/rollback is kept
     void rollback_file();  // ... or forgotten
 
     std::uint64_t size() const { return committed_count_; }
     std::size_t runs() const { return runs_.size(); }
-    // Visits committed events by (start, insertion order). Throws std::runtime_error on I/O errors.
+    // Visits committed events by (start, file rank, insertion order). Throws std::runtime_error on I/O errors.
     void for_each_sorted(const std::function<void(const StoredEvent&)>& visit);
 
 private:
