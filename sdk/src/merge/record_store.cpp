@@ -17,7 +17,7 @@ namespace ringprof::detail {
 
 namespace {
 
-constexpr std::size_t kRecordHeader = 16;  // phase, thread, head length, tail length
+constexpr std::size_t kRecordHeader = RecordStore::kRecordHeader;
 constexpr std::size_t kRunReadBuffer = 256 * 1024;
 // Runs interleaved by a linear look at their heads when writing: beyond a few, merging the top
 // ones first is cheaper than comparing more heads per event. After binary merging there are about
@@ -212,6 +212,27 @@ void RecordStore::add(const StoredEvent& e) {
     std::memcpy(rec + e.head.size(), e.tail.data(), e.tail.size());
     ++pending_count_;
     if (arena_bytes_ + index_.size() * sizeof(Entry) > budget_) spill();
+}
+
+void RecordStore::put_header(char* rec, std::uint32_t phase, std::uint32_t thread, std::uint32_t head_size,
+                             std::uint32_t tail_size) {
+    put_at(rec, phase);
+    put_at(rec, thread);
+    put_at(rec, head_size);
+    put_at(rec, tail_size);
+}
+
+void RecordStore::adopt(Block block, std::size_t bytes) {
+    if (!index_.empty() && arena_bytes_ + bytes + index_.size() * sizeof(Entry) > budget_) spill();
+    blocks_.push_back(std::move(block));
+    block_caps_.push_back(bytes);
+    block_cap_ = block_used_ = bytes;  // full: add() starts a block of its own
+    arena_bytes_ += bytes;
+}
+
+void RecordStore::add_record(TraceNumber start, const char* rec) {
+    index_.push_back(Entry{start, next_seq_++, rec});
+    ++pending_count_;
 }
 
 void RecordStore::write_run(std::size_t from, std::size_t to, bool pending) {

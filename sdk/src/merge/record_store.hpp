@@ -61,6 +61,16 @@ public:
     void begin_file(std::uint64_t rank);
     static constexpr unsigned kRankShift = 40;  // up to 2^40 events per file, 2^24 files
     void add(const StoredEvent& e);
+
+    // Records written in place by the caller, without a copy: kRecordHeader bytes (put_header),
+    // then head, then tail. adopt() takes over a block of such records (from std::malloc, `bytes`
+    // counted against the budget; the store spills first if it would pass it), add_record() then
+    // indexes each record of that block. The budget can thus be passed by one block's index.
+    static constexpr std::size_t kRecordHeader = 16;  // phase, thread, head length, tail length
+    static void put_header(char* rec, std::uint32_t phase, std::uint32_t thread, std::uint32_t head_size,
+                           std::uint32_t tail_size);
+    void adopt(Block block, std::size_t bytes);
+    void add_record(TraceNumber start, const char* rec);
     void commit_file();    // what was added since the last commit/rollback is kept
     void rollback_file();  // ... or forgotten
 
