@@ -162,7 +162,14 @@ void* allocate_huge_page_aligned(std::size_t bytes) {
 }
 
 RecordStore::RecordStore(std::size_t budget_bytes, std::string temp_parent)
-    : budget_(std::max<std::size_t>(budget_bytes, 4096)), temp_parent_(std::move(temp_parent)) {}
+    : budget_(std::max<std::size_t>(budget_bytes, 4096)), temp_parent_(std::move(temp_parent)) {
+    // The index never outgrows the budget (it spills first), so room for that much is reserved at
+    // once: address space only, faulted in as it fills, where doubling copied the index about
+    // log2(n) times onto fresh pages (realloc 0.9% of a merge's CPU time, on the merging thread).
+    // Capped, so a huge budget does not ask the kernel for that much address space.
+    constexpr std::size_t kMaxIndexReserve = std::size_t{256} << 20;
+    index_.reserve(std::min(budget_, kMaxIndexReserve) / sizeof(Entry) + 1);
+}
 
 RecordStore::~RecordStore() {
     if (!temp_dir_.empty()) {
