@@ -22,22 +22,29 @@ TEST(BackgroundWriter, BuffersReachTheFileWholeAndInOrder) {
     ringprof::testing::TempDir tmp;
     const std::string path = tmp.str() + "/out.txt";
     std::string expected;
-    {
-        ringprof::AtomicFile file(path);
-        BackgroundWriter writer(file);
-        TextBuffer buf;
-        const long rounds = ringprof::testing::scaled(2000);
-        for (long k = 0; k < rounds; ++k) {
-            const std::string piece = std::to_string(k) + std::string(static_cast<std::size_t>(k % 5000), 'x') + "\n";
-            buf.append(piece);
-            expected += piece;
-            if (k % 3 == 0) writer.hand_over(buf);  // the buffer given back is empty
-            EXPECT_TRUE(k % 3 != 0 || buf.size() == 0);
-        }
-        writer.hand_over(buf);
-        writer.wait();
-        file.commit();
-    }
+    const long rounds = ringprof::testing::scaled(2000);
+    for (long k = 0; k < rounds; ++k) expected += std::to_string(k) + std::string(static_cast<std::size_t>(k % 5000), 'x') + "\n";
+    // In a child with a deadline: a lost wake-up between the two threads would hang.
+    const auto outcome = ringprof::testing::run_bounded(
+        [&] {
+            ringprof::AtomicFile file(path);
+            BackgroundWriter writer(file);
+            TextBuffer buf;
+            for (long k = 0; k < rounds; ++k) {
+                buf.append(std::to_string(k) + std::string(static_cast<std::size_t>(k % 5000), 'x') + "\n");
+                if (k % 3 == 0) {
+                    writer.hand_over(buf);
+                    if (buf.size() != 0) return 10;  // the buffer given back must be empty
+                }
+            }
+            writer.hand_over(buf);
+            writer.wait();
+            file.commit();
+            return 0;
+        },
+        60s);
+    ASSERT_TRUE(outcome.finished) << "hung";
+    ASSERT_EQ(outcome.exit_code, 0);
     EXPECT_EQ(ringprof::testing::read_text(path), expected);
 }
 
