@@ -20,9 +20,9 @@ using ringprof::detail::OrderedReaders;
 using namespace std::chrono_literals;
 
 // File f sends (f * 7) % kBatchesModulus batches, batch k holding the text "f:k"; readers jitter
-// so that workers overtake each other and fill their queues. Up to three times what the files
-// ahead of the consumer may hold per worker, so that workers ahead wait for room.
-constexpr std::size_t kBatchesModulus = 3 * OrderedReaders::kQueuedAhead + 1;
+// so that workers overtake each other and fill their queues. Up to more than the files ahead of
+// the consumer may hold together, so that workers ahead wait for room.
+constexpr std::size_t kBatchesModulus = OrderedReaders::kQueuedAhead + 37;
 
 FileMessage numbered_batches(std::size_t f, OrderedReaders::Outbox& out, std::atomic<int>& in_flight_max,
                              std::atomic<int>& in_flight) {
