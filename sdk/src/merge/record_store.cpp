@@ -240,8 +240,9 @@ void RecordStore::add(const StoredEvent& e) {
     put_at(rec, e.thread);
     put_at(rec, static_cast<std::uint32_t>(e.head.size()));
     put_at(rec, static_cast<std::uint32_t>(e.tail.size()));
-    std::memcpy(rec, e.head.data(), e.head.size());
-    std::memcpy(rec + e.head.size(), e.tail.data(), e.tail.size());
+    // An empty piece may have no data pointer at all, which memcpy must not be given.
+    if (!e.head.empty()) std::memcpy(rec, e.head.data(), e.head.size());
+    if (!e.tail.empty()) std::memcpy(rec + e.head.size(), e.tail.data(), e.tail.size());
     ++pending_count_;
     if (arena_bytes_ + index_.size() * sizeof(Entry) > budget_) spill();
 }
