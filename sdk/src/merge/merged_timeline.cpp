@@ -240,8 +240,8 @@ std::optional<std::string> read_one(const m::TraceFile& f, m::EventSink& sink, c
 // to one thread at the end while the other core idles (bench_merge input: its 10 MB trace.json.gz
 // came last and one reader spent the last third of the merge on it alone). The answer does not
 // depend on this order: the store orders ties by each file's rank in smdebug's reading order.
-// With the batch text kept as records and the writing thread: 1.16x-1.37x faster than before in
-// interleaved runs at load 11-12, 39.0x smdebug's MergedTimeline (docs/merge.md).
+// With the batch text kept as records and the writing thread: 1.05x (load 7) to 1.49x (load 27)
+// faster than before in interleaved runs, 24.3x-39.0x smdebug's MergedTimeline (docs/merge.md).
 std::vector<std::size_t> storing_order(const std::vector<m::TraceFile>& files) {
     // Chrome traces shrink 5-15x in gzip (bench_merge's synthetic one 34x): counting a compressed
     // byte as 10 is enough to rank the files, which is all this is for.
