@@ -106,3 +106,30 @@ TEST(MergeThreads, EveryReaderThreadCountWritesTheSameRange) {
 }
 
 }  // namespace
+
+namespace {
+
+// Files are stored largest first, yet events of equal start keep smdebug's reading order:
+// pythontimeline before model_timeline, whatever their sizes or the reader count.
+TEST(MergeStoringOrder, TiesFollowReadingOrderWhenALaterFileIsLargerAndStoredFirst) {
+    TempDir tmp;
+    const fs::path root = tmp.path();
+    std::vector<PhaseEvent> py{{"Step:ModeKeys.TRAIN", "py_tie", 5000, 10, ""}};
+    std::vector<PhaseEvent> model;
+    for (int k = 0; k < 3000; ++k) model.push_back({"Forward", "filler" + std::to_string(k), 10000 + k, 1, ""});
+    model.push_back({"Forward", "model_tie", 5000, 10, ""});
+    write_file(pevents_file(root, kBase + 200000, "1-host", "pythontimeline.json"), smdebug_timeline(kBase, py));
+    write_file(pevents_file(root, kBase + 200000, "1-host", "model_timeline.json"), smdebug_timeline(kBase, model));
+    ASSERT_GT(fs::file_size(pevents_file(root, kBase + 200000, "1-host", "model_timeline.json")),
+              fs::file_size(pevents_file(root, kBase + 200000, "1-host", "pythontimeline.json")));
+    for (unsigned threads : {1u, 2u}) {
+        const Answer a = merge_with(root, threads, false);
+        const auto x = only_x(read_output(a.result.output_path));
+        ASSERT_GE(x.size(), 2u);
+        EXPECT_EQ(x[0].name, "py_tie") << threads << " reader(s)";
+        EXPECT_EQ(x[1].name, "model_tie") << threads << " reader(s)";
+        EXPECT_EQ(x[0].ts, x[1].ts);
+    }
+}
+
+}  // namespace

@@ -19,12 +19,15 @@ using ringprof::detail::FileMessage;
 using ringprof::detail::OrderedReaders;
 using namespace std::chrono_literals;
 
-// File f sends (f * 7) % 23 batches, batch k holding the text "f:k"; readers jitter so that
-// workers overtake each other and fill their queues.
+// File f sends (f * 7) % kBatchesModulus batches, batch k holding the text "f:k"; readers jitter
+// so that workers overtake each other and fill their queues. Up to more than the files ahead of
+// the consumer may hold together, so that workers ahead wait for room.
+constexpr std::size_t kBatchesModulus = OrderedReaders::kQueuedAhead + 37;
+
 FileMessage numbered_batches(std::size_t f, OrderedReaders::Outbox& out, std::atomic<int>& in_flight_max,
                              std::atomic<int>& in_flight) {
     std::minstd_rand jitter(static_cast<unsigned>(f));
-    const std::size_t batches = (f * 7) % 23;
+    const std::size_t batches = (f * 7) % kBatchesModulus;
     for (std::size_t k = 0; k < batches; ++k) {
         FileMessage m;
         m.batch.text.append(std::to_string(f) + ":" + std::to_string(k));
@@ -53,7 +56,7 @@ TEST(OrderedReaders, ConsumerSeesEveryFilesMessagesInFileOrder) {
                     for (;;) {
                         FileMessage m = readers.next(f);
                         if (m.kind == FileMessage::Kind::done) {
-                            if (m.outcome.events != k || k != (f * 7) % 23) return 1;
+                            if (m.outcome.events != k || k != (f * 7) % kBatchesModulus) return 1;
                             break;
                         }
                         --in_flight;

@@ -19,8 +19,11 @@ struct EventBatch {
     struct Event {
         TraceNumber start;
         std::uint32_t track = 0;      // per-reading number, see above
-        std::uint32_t head_size = 0;  // text[offset, +head_size): the quoted name
-        std::uint32_t tail_size = 0;  // then the rest of the line from ts on
+        // text[offset, +RecordStore::kRecordHeader): room for the record header, left to the
+        // merging thread; then head_size bytes: the quoted name; then tail_size: the rest of the
+        // line from ts on. The text is stored as it is (RecordStore::adopt).
+        std::uint32_t head_size = 0;
+        std::uint32_t tail_size = 0;
         std::size_t offset = 0;
     };
     std::vector<Track> new_tracks;

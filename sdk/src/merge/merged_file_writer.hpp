@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "merge/background_writer.hpp"
 #include "merge/record_store.hpp"
 #include "merge/text_buffer.hpp"
 #include "ringprof/output_files.hpp"
@@ -38,6 +39,7 @@ private:
     void drain(bool all);
 
     AtomicFile file_;
+    BackgroundWriter writer_{file_};  // after file_: stopped before the file is dropped
     TextBuffer out_;
     std::string scratch_;
     std::vector<std::int64_t> pid_of_phase_;   // -1 until first seen

@@ -5,7 +5,7 @@ namespace ringprof::detail {
 OrderedReaders::OrderedReaders(std::size_t files, unsigned threads, Reader read)
     : files_(files), read_(std::move(read)), queues_(files) {
     const std::size_t n = std::min<std::size_t>(std::max(threads, 1u), files);
-    ahead_limit_ = kQueued * std::max<std::size_t>(n, 1);
+    ahead_limit_ = ahead_limit(static_cast<unsigned>(std::max<std::size_t>(n, 1)));
     workers_.reserve(n);
     try {
         for (std::size_t i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });

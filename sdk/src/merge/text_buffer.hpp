@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <string_view>
 
 namespace ringprof::detail {
@@ -39,18 +41,29 @@ public:
     void reserve(std::size_t n) {
         if (n > cap_) grow(n - size_);
     }
+    std::size_t capacity() const { return cap_; }
+    // Hands the bytes over (to be freed with std::free), leaving the buffer empty: the merge keeps
+    // a batch's text as its stored records instead of copying it.
+    char* release() {
+        size_ = cap_ = 0;
+        return data_.release();
+    }
 
 private:
     void grow(std::size_t n) {
         std::size_t cap = cap_ ? cap_ * 2 : 4096;
         while (cap - size_ < n) cap *= 2;
-        std::unique_ptr<char[]> bigger(new char[cap]);  // left uninitialised: only written bytes are read
-        if (size_) std::memcpy(bigger.get(), data_.get(), size_);
-        data_ = std::move(bigger);
+        char* bigger = static_cast<char*>(std::malloc(cap));  // left uninitialised: only written bytes are read
+        if (!bigger) throw std::bad_alloc();
+        if (size_) std::memcpy(bigger, data_.get(), size_);
+        data_.reset(bigger);
         cap_ = cap;
     }
 
-    std::unique_ptr<char[]> data_;
+    struct Free {
+        void operator()(char* p) const { std::free(p); }
+    };
+    std::unique_ptr<char, Free> data_;
     std::size_t size_ = 0, cap_ = 0;
 };
 
