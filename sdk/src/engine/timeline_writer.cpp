@@ -1,16 +1,9 @@
 #include "engine/timeline_writer.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <exception>
-
-#ifdef __linux__
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 #include "engine/ring_room.hpp"
 #include "ringprof/detail/recorder.hpp"
@@ -25,30 +18,6 @@ constexpr double kMaxSendDelayNs = 20e6;  // an idle drainer still advances the 
 constexpr auto kIdleWake = std::chrono::milliseconds(100);
 constexpr auto kMinPoll = std::chrono::microseconds(500);
 constexpr auto kMaxPoll = std::chrono::microseconds(10000);
-
-// The writer's work per span (text, compression) is many times the drainer's. When every core
-// is busy (a loop flat out, more threads than cores), the scheduler gave the writer an equal
-// share, taken from the drainer and the producers: the aggregates paid for the timelines
-// (bench_pipeline BM_PipelineFlatOut, every output on: 0.62-0.64 of the timers-only rate). Ten
-// nice levels down, the writer gets about a tenth of a busy core's time beside a normal thread
-// and all of an idle one; a writer left behind drops spans (counted, reported at exit) rather
-// than slowing the counts. Barriers (flush, snapshots, exit) still wait for it: the drainer
-// sleeps meanwhile, so the writer has the core.
-constexpr int kWriterNiceLevels = 10;
-constexpr int kLowestNice = 19;
-
-// Linux keeps a nice value per thread (setpriority on a thread id). If the call is refused
-// (a seccomp filter), the writer keeps its priority: the timelines are as complete as before
-// and only the drainer's share suffers, so it is not worth a message.
-void run_below_recording_threads() {
-#ifdef __linux__
-    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
-    errno = 0;
-    const int nice_now = ::getpriority(PRIO_PROCESS, tid);
-    if (errno != 0) return;
-    (void)::setpriority(PRIO_PROCESS, tid, std::min(kLowestNice, nice_now + kWriterNiceLevels));
-#endif
-}
 }  // namespace
 
 TimelineWriter::TimelineWriter(const ClockCalibration& clock, TimelineOptions options)
@@ -76,7 +45,6 @@ void TimelineWriter::start() {
     last_pass_ticks_ = slow_ticks();
     thread_ = std::thread([this] {
         never_wait_on_this_thread();  // the drainer may be waiting for this thread (a barrier)
-        run_below_recording_threads();
         loop();
     });
 }
