@@ -57,6 +57,40 @@ TEST(ClockCalibration, TheMappingIsContinuousAndNeverDecreasesAcrossKnots) {
     }
 }
 
+// The conversion rounds as std::llround did (halfway cases away from zero, ticks before the
+// first pair negative), so no timestamp in any output moved when the call was replaced.
+TEST(ClockCalibration, OffsetsRoundExactlyAsLlroundDoesHalvesAwayFromZero) {
+    ClockCalibration clock(&zero_clock, 1e-9);
+    const std::uint64_t knot = std::uint64_t{1} << 40;
+    const std::int64_t knot_ns = clock.offset_ns(knot);
+    clock.add_segment(knot, 0.5);  // every odd tick past the knot lands on a half
+    for (std::uint64_t dt : {1ull, 3ull, 5ull, 1001ull, (1ull << 53) + 1, (1ull << 62) + 3}) {
+        const auto expected = knot_ns + std::llround(static_cast<double>(dt) * 0.5);
+        EXPECT_EQ(clock.offset_ns(knot + dt), expected) << "tick knot + " << dt;
+    }
+    // Ticks before the session's first pair: negative offsets, whose halves round down.
+    ClockCalibration halves(&zero_clock, 0.5e-9);  // 0.5 ns a tick, exactly
+    for (std::uint64_t back : {1ull, 3ull, 5ull, 7ull}) {
+        EXPECT_EQ(halves.offset_ns(0 - back), std::llround(-0.5 * static_cast<double>(back))) << back << " ticks early";
+    }
+    EXPECT_EQ(halves.offset_ns(0 - 3ull), -2) << "-1.5 rounds away from zero";
+    // Rates a calibration produces, at offsets from nanoseconds to years, against llround.
+    std::uint64_t state = 0x9E3779B97F4A7C15ull;
+    auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
+    for (int r = 0; r < 50; ++r) {
+        const double rate = 0.3 + static_cast<double>(next() >> 11) * 0x1p-53;  // 0.3 .. 1.3 ns a tick
+        ClockCalibration c(&zero_clock, 1e-9);
+        const std::uint64_t at = 1000;
+        const std::int64_t base = c.offset_ns(at);
+        c.add_segment(at, rate);
+        for (int i = 0; i < 2000; ++i) {
+            const std::uint64_t dt = next() >> (8 + i % 56);
+            ASSERT_EQ(c.offset_ns(at + dt), base + std::llround(static_cast<double>(dt) * rate))
+                << "rate " << rate << " dt " << dt;
+        }
+    }
+}
+
 TEST(ClockCalibration, AKnotAtOrBeforeTheLastOneIsRefused) {
     ClockCalibration clock(&zero_clock, 1e-9);
     clock.add_segment(1000, 2.0);

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <atomic>
+#include <vector>
 #include <thread>
 
 #include "ringprof/ringprof.hpp"
@@ -38,6 +40,51 @@ TEST(StepIntervals, FindsTheStepRunningAtATime) {
     EXPECT_EQ(steps.step_at(520), 11);
     steps.close(510, 530, 1, 0);
     EXPECT_EQ(steps.step_at(540), 10);
+}
+
+// The lookup starts where the last one ended: whatever the order of lookups and of the steps'
+// arrival (some inserted late, before later ones), it answers as a search of every step
+// would: the step that began last among those running at the time, or -1.
+TEST(StepIntervals, LookupsInAnyOrderAnswerAsAFullSearchWould) {
+    struct Step {
+        std::uint64_t begin, end;
+        std::int64_t number;
+    };
+    std::uint64_t state = 12345;
+    auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull; };
+    detail::StepIntervals steps;
+    std::vector<Step> all;
+    auto reference = [&](std::uint64_t t) {
+        // From the step that began last at or before t backwards (16 at most, equal begins in
+        // the order they came), the first still running.
+        std::vector<const Step*> by_begin;
+        for (const Step& s : all) if (s.begin <= t) by_begin.push_back(&s);
+        std::stable_sort(by_begin.begin(), by_begin.end(), [](const Step* a, const Step* b) { return a->begin < b->begin; });
+        for (auto it = by_begin.rbegin(); it != by_begin.rend() && it - by_begin.rbegin() < 16; ++it) {
+            if (t < (*it)->end) return (*it)->number;
+        }
+        return std::int64_t{-1};
+    };
+    std::uint64_t t = 1000;
+    for (int k = 0; k < 300; ++k) {
+        // Mostly in order, sometimes late (a ring read after another), with gaps between steps.
+        const bool late = k > 10 && next() % 5 == 0;
+        const std::uint64_t begin = late ? t - 1 - next() % 900 : t;
+        const std::uint64_t end = begin + 1 + next() % 400;
+        if (!late) t += 100 + next() % 300;
+        steps.open(begin, k, 1, 0);
+        steps.close(begin, end, 1, 0);
+        all.push_back(Step{begin, end, k});
+        // Lookups in time order, then backwards, then at random, at and around the step edges.
+        for (int q = 0; q < 20; ++q) {
+            const std::uint64_t at = q < 10 ? begin - 50 + 20 * static_cast<std::uint64_t>(q)
+                                            : 900 + next() % (t - 800);
+            ASSERT_EQ(steps.step_at(at), reference(at)) << "step " << k << ", lookup at " << at;
+        }
+        for (const std::uint64_t edge : {begin - 1, begin, end - 1, end}) {
+            ASSERT_EQ(steps.step_at(edge), reference(edge)) << "step " << k << ", edge " << edge;
+        }
+    }
 }
 
 void unit_of_work() {

@@ -16,18 +16,6 @@ double as_double(std::uint64_t bits) {
     return v;
 }
 
-// Events a record of this kind occupies in the ring, its first event included.
-std::uint64_t record_length(const Event& first) {
-    switch (kind_of(first.tag)) {
-        case EventKind::SigBegin:
-            return StatsState::record_length(first);
-        case EventKind::StepBegin:
-        case EventKind::Gauge:
-            return 2;
-        default:
-            return 1;
-    }
-}
 // decode() writes a Thread record first; it is taken back when no record of the thread follows.
 void take_back_if_alone(TimelineRecords* records, const TimelineRecords::Mark& before,
                         const TimelineRecords::Mark& after_thread) {
@@ -67,6 +55,11 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
     while (i < to) {
         const Event& e = ring.at(i);
         const EventKind kind = kind_of(e.tag);
+        // Events this record occupies in the ring, its first included: set by the cases whose
+        // records are longer. A second switch on the kind after the first (a function of it)
+        // was reloaded and re-tested after every End once spans were written: the stores
+        // might alias the event (objdump of decode_events<true>, 5 instructions per End).
+        std::uint64_t length = 1;
         switch (kind) {
             case EventKind::Begin: {
                 const auto* site = static_cast<const Site*>(pointer_of(e.tag));
@@ -92,6 +85,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
             case EventKind::SigBegin: {
                 const auto* site = static_cast<const Site*>(pointer_of(e.tag));
                 const std::uint64_t signature = stats_.intern_signature(ring, i);
+                length = StatsState::record_length(e);
                 const std::uint32_t node = track.tree.child(track.stack.back().node, site, signature);
                 open_scope(track, node, e.tsc);
                 break;
@@ -99,6 +93,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
             case EventKind::StepBegin: {
                 // The timeline labels spans of every thread by time (see timeline_writer.hpp):
                 // it learns of the step here, before any span that began in it can be released.
+                length = 2;
                 const OpenStep open{static_cast<std::int64_t>(ring.at(i + 1).tsc),
                                     static_cast<std::uint32_t>(value_of(e.tag) & 3u), track.depth(), e.tsc};
                 track.steps.push_back(open);
@@ -124,6 +119,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 break;
             }
             case EventKind::Gauge: {
+                length = 2;
                 const auto* site = static_cast<const Site*>(pointer_of(e.tag));
                 extras_.gauge(site->name).set(as_double(ring.at(i + 1).tsc), clock_.to_monotonic_ns(e.tsc));
                 if (kTimeline) records->append(TimelineRecord::gauge(site, e.tsc, as_double(ring.at(i + 1).tsc)));
@@ -155,7 +151,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
             default:
                 break;
         }
-        i += record_length(e);
+        i += length;
     }
     take_back_if_alone(records, records_before, after_thread);
     return i;

@@ -7,6 +7,7 @@
 // their label.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 
@@ -32,6 +33,11 @@ private:
         std::uint32_t mode;
     };
     std::deque<Interval> steps_;  // sorted by begin
+    // Where the last lookup's search ended (the first step beginning after its time). Spans come
+    // nearly in time order, so the next lookup usually ends there too: checked in O(1) against
+    // its neighbours' begins, searched only when it does not hold (a stale index, after an
+    // insert or a pop, simply fails the check).
+    mutable std::size_t cursor_ = 0;
 };
 
 }  // namespace ringprof::detail
