@@ -28,6 +28,20 @@ public:
     bool wants_spans() const override { return true; }
 };
 
+// Fills the ring with nested begin/end pairs (an outer scope around two inner ones) up to its
+// capacity; `produced` carries the next timestamp from one fill to the next.
+void fill_nested_scopes(Ring& r, std::uint64_t capacity, std::uint64_t& produced) {
+    std::uint64_t t = produced;
+    while (r.readable_head() - r.tail() + 6 <= capacity) {
+        Event ev[6] = {{t, make_tag(&kOuter, EventKind::Begin)}, {t + 1, make_tag(&kInner, EventKind::Begin)},
+                       {t + 2, make_tag(&kInner, EventKind::End)},   {t + 3, make_tag(&kInner, EventKind::Begin)},
+                       {t + 4, make_tag(&kInner, EventKind::End)},   {t + 5, make_tag(&kOuter, EventKind::End)}};
+        r.try_write(ev, 6);
+        t += 6;
+    }
+    produced = t;
+}
+
 // The drainer's work on one core: a ring pre-filled with nested begin/end pairs is decoded into
 // the aggregates, and with arg 1 its completed scopes are also handed to a running timeline
 // writer, as with every output on. The issue asks for >= 70% of the timers-only rate.
@@ -46,18 +60,6 @@ void BM_DrainerAggregation(benchmark::State& state) {
     Aggregator aggregator(clock);
     ThreadTrack track(&ring, 0, 0, 0);
     std::uint64_t produced = 0;
-    auto fill = [&] {
-        Ring& r = ring.ring();
-        std::uint64_t t = produced;
-        while (r.readable_head() - r.tail() + 6 <= kEvents) {
-            Event ev[6] = {{t, make_tag(&kOuter, EventKind::Begin)}, {t + 1, make_tag(&kInner, EventKind::Begin)},
-                           {t + 2, make_tag(&kInner, EventKind::End)},   {t + 3, make_tag(&kInner, EventKind::Begin)},
-                           {t + 4, make_tag(&kInner, EventKind::End)},   {t + 5, make_tag(&kOuter, EventKind::End)}};
-            r.try_write(ev, 6);
-            t += 6;
-        }
-        produced = t;
-    };
     std::uint64_t decoded = 0;
     for (auto _ : state) {
         state.PauseTiming();
@@ -65,7 +67,7 @@ void BM_DrainerAggregation(benchmark::State& state) {
         // Left behind (a loaded machine), the writer drops spans (dropped_spans), and the drainer
         // then does different work from what it does in a run that keeps every span.
         if (with_spans) writer.hold();
-        fill();
+        fill_nested_scopes(ring.ring(), kEvents, produced);
         state.ResumeTiming();
         Ring& r = ring.ring();
         const std::uint64_t tail = r.tail(), head = r.readable_head();
@@ -99,15 +101,7 @@ void BM_DrainerBulkHandoff(benchmark::State& state) {
     for (auto _ : state) {
         state.PauseTiming();
         Ring& r = ring.ring();
-        std::uint64_t t = produced;
-        while (r.readable_head() - r.tail() + 6 <= kEvents) {
-            Event ev[6] = {{t, make_tag(&kOuter, EventKind::Begin)}, {t + 1, make_tag(&kInner, EventKind::Begin)},
-                           {t + 2, make_tag(&kInner, EventKind::End)},   {t + 3, make_tag(&kInner, EventKind::Begin)},
-                           {t + 4, make_tag(&kInner, EventKind::End)},   {t + 5, make_tag(&kOuter, EventKind::End)}};
-            r.try_write(ev, 6);
-            t += 6;
-        }
-        produced = t;
+        fill_nested_scopes(r, kEvents, produced);
         state.ResumeTiming();
         const std::uint64_t tail = r.tail(), head = r.readable_head();
         const std::uint64_t stop = aggregator.decode(track, tail, head, nullptr);
