@@ -74,6 +74,8 @@ inline Closing open_scope(const Site* site) noexcept {
     const std::uint8_t state = g_state.load(std::memory_order_relaxed);
     if (Ring* ring = fast_ring(state, 2)) {
         ring->begin(make_tag(site, EventKind::Begin));
+        // Said to be aligned, so the compiler knows the closing bits are 0 and drops the end's
+        // test of them on this path (2 instructions per scope).
         return reinterpret_cast<Closing>(__builtin_assume_aligned(ring, alignof(Ring)));
     }
     return state != kOff ? begin_slow(site) : kNotRecording;
