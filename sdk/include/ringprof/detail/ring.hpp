@@ -120,12 +120,20 @@ public:
         return true;
     }
     // A record that has_room(n) admitted.
+    // Published whole, with one store of the cursor after its last event: the consumer reads a
+    // record's later events once it sees the first.
     void write(const Event* events, std::uint64_t n) noexcept {
+        Event* e = cursor_.load(std::memory_order_relaxed);
+        bool wrapped = false;
         for (std::uint64_t i = 0; i < n; ++i) {
-            Event* e = cursor_.load(std::memory_order_relaxed);
             *e = events[i];
-            advance(e);
+            if (++e == slots_end_) {  // n <= capacity: at most one wrap
+                e = slots_;
+                wrapped = true;
+            }
         }
+        cursor_.store(e, std::memory_order_release);
+        if (wrapped) lap_.store(lap_.load(std::memory_order_relaxed) + mask_ + 1, std::memory_order_release);
         room_ -= n;
     }
 
