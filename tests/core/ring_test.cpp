@@ -57,6 +57,38 @@ TEST(Ring, ConsumerSeesEveryEventInOrderWhileProducerRuns) { expect_every_event_
 
 TEST(Ring, ConsumerSeesEveryEventInOrderWhileProducerWrapsATinyRingConstantly) { expect_every_event_in_order(4); }
 
+// The consumer reads a record's later events once it sees its first (a signature, a step), so a
+// record is published whole: the readable head is always at a record's boundary.
+TEST(Ring, AMultiEventRecordIsPublishedWholeWhileTheConsumerReads) {
+    OwnedRing r(16);
+    constexpr std::uint64_t kRecord = 3;
+    const std::uint64_t n = static_cast<std::uint64_t>(testing::scaled(600'000));
+    std::thread producer([&] {
+        std::uint64_t written = 0;
+        while (written < n) {
+            const Event record[kRecord] = {{written, 1}, {written, 2}, {written, 3}};
+            if (r.ring.try_write(record, kRecord)) ++written;
+        }
+    });
+    std::uint64_t read = 0, split = 0;
+    bool whole = true;
+    while (read < n) {
+        const std::uint64_t tail = r.ring.tail();
+        const std::uint64_t head = r.ring.readable_head();
+        if ((head - tail) % kRecord != 0) ++split;
+        for (std::uint64_t i = tail; i + kRecord <= head; i += kRecord) {
+            for (std::uint64_t k = 0; k < kRecord; ++k) {
+                whole = whole && r.ring.at(i + k).tsc == read && r.ring.at(i + k).tag == k + 1;
+            }
+            ++read;
+        }
+        r.ring.release(tail + (head - tail) / kRecord * kRecord);
+    }
+    producer.join();
+    EXPECT_EQ(split, 0u) << "the head stopped inside a record";
+    EXPECT_TRUE(whole);
+}
+
 // The markers test only a ring's room inline, so a thread without a ring must point at one that
 // never has any: its first marker then takes the slow path, which gives it a ring of its own.
 TEST(Ring, AThreadWithoutARingPointsAtASentinelThatNeverHasRoomAndIsNeverWritten) {
