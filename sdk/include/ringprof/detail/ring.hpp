@@ -42,6 +42,14 @@
 namespace ringprof::detail {
 
 inline constexpr std::size_t kCacheLine = 64;
+// How far ahead of its cursor a Begin asks for the line it will write next. A line the producer
+// comes back to was last read by the drainer on another core, or has left for L3 a lap ago, so
+// the store that meets it would wait for it. Four lines are eight empty scopes ahead, time for
+// the line to arrive; at a segment's last four lines the prefetch points past it, which cannot
+// fault. bench_overhead, paired fastest of 5, 3 alternating runs at load 2.7-4.3:
+// one producer 1.04-1.06x the rdtsc pair without it, 1.01-1.05x with it; two producers
+// 1.04-1.07x and 1.00-1.05x (1024 bytes ahead: 1.05-1.06x both). One instruction per scope.
+inline constexpr std::size_t kWriteAhead = 4 * kCacheLine;
 
 // Events [start, start + capacity) of a ring's index space, at most, live here.
 struct RingSegment {
@@ -96,6 +104,7 @@ public:
     void begin(std::uint64_t tag) noexcept {
         // The cursor is read after make_room(): a recorded wait may have written.
         Event* e = cursor_.load(std::memory_order_relaxed);
+        __builtin_prefetch(reinterpret_cast<const char*>(e) + kWriteAhead, 1);
         e->tag = tag;
         e->tsc = read_ticks();  // after the room check: a refused Begin never reads the clock
         advance(e);
