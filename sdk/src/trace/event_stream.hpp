@@ -37,6 +37,10 @@ public:
     // of one JSON array, bracketed in place ("[e1, ..., en]", valid until the next call) with
     // `capacity` readable bytes, and each element's bounds are appended to `elements`.
     std::string_view next_batch(std::vector<std::string_view>& elements, std::size_t& capacity);
+    // The elements from `first` to `last` (of the last batch, in order) bracketed in place as an
+    // array of their own, for parsing a run of them apart from the rest; undoes the previous
+    // run's brackets. Valid, like the batch, until the next call of next_batch or next.
+    std::string_view bracket_run(std::string_view first, std::string_view last, std::size_t& capacity);
     // Offset in the whole input of a byte inside the current buffer.
     std::uint64_t offset_of(const char* p) const { return consumed_ + static_cast<std::uint64_t>(p - data()); }
 
@@ -72,6 +76,10 @@ private:
     char* bracket_open_ = nullptr;  // bytes overwritten by next_batch, with their old values
     char* bracket_close_ = nullptr;
     char saved_open_ = 0, saved_close_ = 0;
+    char* run_open_ = nullptr;  // likewise for bracket_run, restored before the batch's
+    char* run_close_ = nullptr;
+    char run_saved_open_ = 0, run_saved_close_ = 0;
+    void unbracket_run();
     std::vector<std::pair<std::string, std::string>> members_;
 };
 
