@@ -2,6 +2,11 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "json/json_text.hpp"
 
@@ -22,130 +27,184 @@ constexpr PlainTable kPlain;
 inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-class Scanner {
-public:
-    Scanner(const char* p, const char* end) : p_(p), end_(end) {}
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+constexpr bool kEightAtOnce = true;
+#else
+constexpr bool kEightAtOnce = false;
+#endif
 
-    bool at_end() const { return p_ == end_; }
-    bool peek(char c) const { return p_ < end_ && *p_ == c; }
-    bool take(char c) {
-        if (!peek(c)) return false;
-        ++p_;
-        return true;
-    }
-    void skip_space() {
-        while (p_ < end_ && is_space(*p_)) ++p_;
-    }
+// Eight bytes that are all ASCII digits: every high nibble 3, and no low nibble above 9 (adding 6
+// carries those into the high nibble).
+inline bool eight_digits(std::uint64_t w) {
+    constexpr std::uint64_t high = 0xF0F0F0F0F0F0F0F0, threes = 0x3030303030303030, sixes = 0x0606060606060606;
+    return (w & high) == threes && ((w + sixes) & high) == threes;
+}
 
-    // A string of plain bytes only; false at an escape or any other byte.
-    bool plain_string(std::string_view& out) {
-        if (!take('"')) return false;
-        const char* s = p_;
-        while (p_ < end_ && kPlain.plain[static_cast<unsigned char>(*p_)]) ++p_;
-        if (!peek('"')) return false;
-        out = std::string_view(s, static_cast<std::size_t>(p_ - s));
-        ++p_;
-        return true;
-    }
+// Their value, the first byte most significant: digits are paired, then pairs, then quads.
+inline std::uint64_t eight_digit_value(std::uint64_t w) {
+    w -= 0x3030303030303030;
+    w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FF;
+    w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFF;
+    return (w * 10000 + (w >> 32)) & 0xFFFFFFFF;
+}
 
-    // A JSON number as simdjson reads it: integers of up to 18 digits (always within int64) as
-    // integers, numbers with a fraction or exponent as the correctly rounded double (from_chars,
-    // like simdjson, rounds correctly). Gives up on -0 (its type is simdjson's to say), on more
-    // than 19 digits and on anything out of range.
-    bool number(TraceNumber& out, std::string_view& token) {
-        const char* s = p_;
-        const bool negative = take('-');
-        const char* digits = p_;
-        if (!(p_ < end_ && is_digit(*p_))) return false;
-        if (*p_ == '0') ++p_;
-        else while (p_ < end_ && is_digit(*p_)) ++p_;
-        const std::size_t int_digits = static_cast<std::size_t>(p_ - digits);
-        bool is_float = false;
-        if (take('.')) {
-            if (!(p_ < end_ && is_digit(*p_))) return false;
-            while (p_ < end_ && is_digit(*p_)) ++p_;
-            is_float = true;
+// Each step takes the position and returns the one after what it read, or nullptr when the fast
+// path gives up. Positions live in locals, not in an object: through a member, every byte read
+// (a char, which may alias anything) made the compiler reload the position, and skipping
+// whitespace alone was a tenth of a merge's instructions.
+using Pos = const char*;
+
+inline Pos skip_space(Pos q, Pos end) {
+    while (q < end && static_cast<unsigned char>(*q) <= ' ' && is_space(*q)) ++q;
+    return q;
+}
+
+inline Pos expect(Pos q, Pos end, char c) { return q && q < end && *q == c ? q + 1 : nullptr; }
+
+// A string of plain bytes only (q at its opening quote); nullptr at an escape or any other byte.
+inline Pos plain_string(Pos q, Pos end, std::string_view& out) {
+    if (!(q < end && *q == '"')) return nullptr;
+    const Pos s = ++q;
+#if defined(__SSE2__)
+    // 16 bytes a step while 16 remain: the first byte that is not plain, by json_plain_ascii's test.
+    const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7F);
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    while (end - q >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+        const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, del)),
+                                          _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+        const int mask = _mm_movemask_epi8(stop);
+        if (mask != 0) {
+            q += __builtin_ctz(static_cast<unsigned>(mask));
+            goto stopped;
         }
-        if (peek('e') || peek('E')) {
-            ++p_;
-            if (!take('+')) take('-');
-            if (!(p_ < end_ && is_digit(*p_))) return false;
-            while (p_ < end_ && is_digit(*p_)) ++p_;
-            is_float = true;
+        q += 16;
+    }
+#endif
+    while (q < end && kPlain.plain[static_cast<unsigned char>(*q)]) ++q;
+#if defined(__SSE2__)
+stopped:
+#endif
+    if (!(q < end && *q == '"')) return nullptr;
+    out = std::string_view(s, static_cast<std::size_t>(q - s));
+    return q + 1;
+}
+
+// Digits from q, eight at a time where eight remain; their value (mod 2^64) added into v.
+inline Pos digits(Pos q, Pos end, std::uint64_t& v) {
+    if constexpr (kEightAtOnce) {
+        while (end - q >= 8) {
+            std::uint64_t w;
+            std::memcpy(&w, q, 8);
+            if (!eight_digits(w)) break;
+            v = v * 100000000 + eight_digit_value(w);
+            q += 8;
         }
-        token = std::string_view(s, static_cast<std::size_t>(p_ - s));
-        std::size_t all_digits = 0;
-        for (const char* d = digits; d < p_ && *d != 'e' && *d != 'E'; ++d) all_digits += *d != '.';
-        // Past 19 digits simdjson 3.0.1 does not always round as from_chars does (it reads
-        // 12345678901234567890.5 as 0.0): such numbers are simdjson's to read.
-        if (all_digits > 19) return false;
-        if (!is_float) {
-            if (int_digits > 18 || (negative && *digits == '0')) return false;
-            std::int64_t v = 0;
-            for (const char* d = digits; d < p_; ++d) v = v * 10 + (*d - '0');
-            out = TraceNumber::integer(negative ? -v : v);
-            return true;
-        }
-        double d = 0;
-        const auto r = std::from_chars(s, p_, d);
-        if (r.ec != std::errc() || r.ptr != p_ || !std::isfinite(d)) return false;
-        out = TraceNumber::floating(d);
-        return true;
     }
+    while (q < end && is_digit(*q)) v = v * 10 + static_cast<std::uint64_t>(*q++ - '0');
+    return q;
+}
 
-    bool literal(std::string_view word) {
-        if (static_cast<std::size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word) return false;
-        p_ += word.size();
-        return true;
+// A JSON number as simdjson reads it: integers of up to 18 digits (always within int64) as
+// integers, numbers with a fraction or exponent as the correctly rounded double (from_chars,
+// like simdjson, rounds correctly). Gives up on -0 (its type is simdjson's to say), on more than
+// 19 digits and on anything out of range.
+Pos number(Pos q, Pos end, TraceNumber& out, std::string_view& token) {
+    const Pos s = q;
+    const bool negative = q < end && *q == '-';
+    q += negative;
+    const Pos first_digit = q;
+    if (!(q < end && is_digit(*q))) return nullptr;
+    std::uint64_t v = 0;
+    q = *q == '0' ? q + 1 : digits(q, end, v);
+    std::size_t all_digits = static_cast<std::size_t>(q - first_digit);
+    bool is_float = false;
+    if (q < end && *q == '.') {
+        const Pos fraction = ++q;
+        std::uint64_t ignored = 0;
+        q = digits(q, end, ignored);
+        if (q == fraction) return nullptr;
+        all_digits += static_cast<std::size_t>(q - fraction);
+        is_float = true;
     }
-
-    // A value whose content is not used: a plain string, a number or a literal.
-    bool skip_scalar() {
-        if (peek('"')) { std::string_view s; return plain_string(s); }
-        if (peek('t')) return literal("true");
-        if (peek('f')) return literal("false");
-        if (peek('n')) return literal("null");
-        TraceNumber n;
-        std::string_view token;
-        return number(n, token);
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        ++q;
+        if (q < end && (*q == '+' || *q == '-')) ++q;
+        if (!(q < end && is_digit(*q))) return nullptr;
+        while (q < end && is_digit(*q)) ++q;
+        is_float = true;
     }
-
-    // After a member: skips to the next key (true, `more`) or past the closing '}' (true, !more).
-    bool after_member(bool& more) {
-        skip_space();
-        if (take(',')) { skip_space(); more = true; return true; }
-        if (take('}')) { more = false; return true; }
-        return false;
+    token = std::string_view(s, static_cast<std::size_t>(q - s));
+    // Past 19 digits simdjson 3.0.1's number reading and from_chars may not agree: such numbers
+    // are simdjson's to read.
+    if (all_digits > (is_float ? 19u : 18u)) return nullptr;
+    if (!is_float) {
+        if (negative && *first_digit == '0') return nullptr;
+        const auto value = static_cast<std::int64_t>(v);
+        out = TraceNumber::integer(negative ? -value : value);
+        return q;
     }
+    double d = 0;
+    const auto r = std::from_chars(s, q, d);
+    if (r.ec != std::errc() || r.ptr != q || !std::isfinite(d)) return nullptr;
+    out = TraceNumber::floating(d);
+    return q;
+}
 
-private:
-    const char* p_;
-    const char* end_;
-};
+inline Pos literal(Pos q, Pos end, std::string_view word) {
+    if (static_cast<std::size_t>(end - q) < word.size() || std::string_view(q, word.size()) != word) return nullptr;
+    return q + word.size();
+}
+
+// A value whose content is not used: a plain string, a number or a literal.
+Pos skip_scalar(Pos q, Pos end) {
+    if (q >= end) return nullptr;
+    switch (*q) {
+        case '"': { std::string_view s; return plain_string(q, end, s); }
+        case 't': return literal(q, end, "true");
+        case 'f': return literal(q, end, "false");
+        case 'n': return literal(q, end, "null");
+        default: { TraceNumber n; std::string_view token; return number(q, end, n, token); }
+    }
+}
+
+// After a member's value: past the ',' and the space after it (`more`), or past the closing '}'.
+inline Pos after_member(Pos q, Pos end, bool& more) {
+    q = skip_space(q, end);
+    if (q < end && *q == ',') { more = true; return skip_space(q + 1, end); }
+    if (q < end && *q == '}') { more = false; return q + 1; }
+    return nullptr;
+}
+
+// A key and its colon, up to the value.
+inline Pos key_of(Pos q, Pos end, std::string_view& key) {
+    q = plain_string(q, end, key);
+    if (!q) return nullptr;
+    q = expect(skip_space(q, end), end, ':');
+    return q ? skip_space(q, end) : nullptr;
+}
 
 // args: an object of plain strings and numbers, written back as Python's json.dumps writes it
 // (what read_args in trace_reader.cpp writes for the same values), or null.
-bool read_flat_args(Scanner& in, ParsedEvent& p) {
+Pos read_flat_args(Pos q, Pos end, ParsedEvent& p) {
     p.args.clear();
-    if (in.peek('n')) return in.literal("null");
-    if (!in.take('{')) return false;
-    in.skip_space();
-    if (in.take('}')) return true;  // {} is falsy in Python: no args
+    if (q < end && *q == 'n') return literal(q, end, "null");
+    q = expect(q, end, '{');
+    if (!q) return nullptr;
+    q = skip_space(q, end);
+    if (q < end && *q == '}') return q + 1;  // {} is falsy in Python: no args
     std::string& out = p.args;
     out += '{';
     for (bool more = true; more;) {
         std::string_view key;
-        if (!in.plain_string(key)) return false;
-        in.skip_space();
-        if (!in.take(':')) return false;
-        in.skip_space();
+        if (!(q = key_of(q, end, key))) return nullptr;
         if (out.size() > 1) out += ", ";
         out += '"';
         out += key;
         out += "\": ";
-        if (in.peek('"')) {
+        if (q < end && *q == '"') {
             std::string_view s;
-            if (!in.plain_string(s)) return false;
+            if (!(q = plain_string(q, end, s))) return nullptr;
             out += '"';
             out += s;
             out += '"';
@@ -153,65 +212,74 @@ bool read_flat_args(Scanner& in, ParsedEvent& p) {
         } else {
             TraceNumber n;
             std::string_view token;
-            if (!in.number(n, token)) return false;
+            if (!(q = number(q, end, n, token))) return nullptr;
             if (n.is_float) detail::append_python_float(out, n.d); else out += token;
             note_number_arg(p, key, n, token);
         }
-        if (!in.after_member(more)) return false;
+        if (!(q = after_member(q, end, more))) return nullptr;
     }
     out += '}';
-    return true;
+    return q;
 }
 
-bool read_member(Scanner& in, std::string_view key, ParsedEvent& p) {
-    if (key == "ph" || key == "name") {
-        std::string_view s;
-        if (!in.plain_string(s)) return false;
-        if (key == "ph") { p.ph = s; p.has_ph = true; }
-        else { p.name = s; p.has_name = p.name_ok = true; }
-        return true;
+inline Pos read_id(Pos q, Pos end, bool& has, std::string_view& id) {
+    if (q < end && *q == '"') q = plain_string(q, end, id);
+    else { TraceNumber n; q = number(q, end, n, id); }  // ids keep the number as written
+    has = q != nullptr;
+    return q;
+}
+
+inline Pos read_time(Pos q, Pos end, bool& has, TraceNumber& out, ParsedEvent& p) {
+    TraceNumber n;
+    std::string_view token;
+    if (!(q = number(q, end, n, token))) return nullptr;
+    if (!time_in_range(n)) p.bad_field = true;
+    else { out = n; has = true; }
+    return q;
+}
+
+// The keys the reader uses, told apart by length before a full compare.
+Pos read_member(Pos q, Pos end, std::string_view key, ParsedEvent& p) {
+    switch (key.size()) {
+        case 2:
+            if (key == "ph") { q = plain_string(q, end, p.ph); p.has_ph = q != nullptr; return q; }
+            if (key == "ts") return read_time(q, end, p.has_ts, p.ts, p);
+            break;
+        case 3:
+            if (key == "pid") return read_id(q, end, p.has_pid, p.pid);
+            if (key == "tid") return read_id(q, end, p.has_tid, p.tid);
+            if (key == "dur") return read_time(q, end, p.has_dur, p.dur, p);
+            break;
+        case 4:
+            if (key == "name") { q = plain_string(q, end, p.name); p.has_name = p.name_ok = q != nullptr; return q; }
+            if (key == "args") return read_flat_args(q, end, p);
+            break;
+        default:
+            break;
     }
-    if (key == "pid" || key == "tid") {
-        std::string_view id;
-        if (in.peek('"')) {
-            if (!in.plain_string(id)) return false;
-        } else {
-            TraceNumber n;
-            if (!in.number(n, id)) return false;  // ids keep the number as written
-        }
-        if (key == "pid") { p.pid = id; p.has_pid = true; } else { p.tid = id; p.has_tid = true; }
-        return true;
-    }
-    if (key == "ts" || key == "dur") {
-        TraceNumber n;
-        std::string_view token;
-        if (!in.number(n, token)) return false;
-        if (!time_in_range(n)) { p.bad_field = true; return true; }
-        if (key == "ts") { p.ts = n; p.has_ts = true; } else { p.dur = n; p.has_dur = true; }
-        return true;
-    }
-    if (key == "args") return read_flat_args(in, p);
-    return in.skip_scalar();
+    return skip_scalar(q, end);
 }
 
 }  // namespace
 
-bool parse_flat_event(std::string_view text, ParsedEvent& p) {
-    Scanner in(text.data(), text.data() + text.size());
-    in.skip_space();
-    if (!in.take('{')) return false;
-    in.skip_space();
-    bool more = !in.take('}');
-    while (more) {
+const char* read_flat_event(const char* begin, const char* end, ParsedEvent& p) {
+    Pos q = expect(begin, end, '{');
+    if (!q) return nullptr;
+    q = skip_space(q, end);
+    if (q < end && *q == '}') return q + 1;
+    for (bool more = true; more;) {
         std::string_view key;
-        if (!in.plain_string(key)) return false;
-        in.skip_space();
-        if (!in.take(':')) return false;
-        in.skip_space();
-        if (!read_member(in, key, p) || !in.after_member(more)) return false;
+        if (!(q = key_of(q, end, key))) return nullptr;
+        if (!(q = read_member(q, end, key, p))) return nullptr;
+        if (!(q = after_member(q, end, more))) return nullptr;
     }
-    in.skip_space();
-    return in.at_end();
+    return q;
+}
+
+bool parse_flat_event(std::string_view text, ParsedEvent& p) {
+    const char* end = text.data() + text.size();
+    const char* q = read_flat_event(skip_space(text.data(), end), end, p);
+    return q && skip_space(q, end) == end;
 }
 
 }  // namespace ringprof::detail

@@ -20,5 +20,8 @@ namespace ringprof::detail {
 // `text` is one array element. True: `p` holds the event (p must be reset() before). False: not
 // taken; `p` is then partly written and must be reset() before another parser fills it.
 bool parse_flat_event(std::string_view text, ParsedEvent& p);
+// The same on the object starting at `begin` ('{'), which need not end where the text does:
+// returns the end of the object (past its '}') or nullptr when not taken.
+const char* read_flat_event(const char* begin, const char* end, ParsedEvent& p);
 
 }  // namespace ringprof::detail

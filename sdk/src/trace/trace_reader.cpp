@@ -562,7 +562,13 @@ ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSi
     };
     std::vector<std::string_view> batch;
     std::string_view element;
+    const auto read_flat = [&p](const char* begin, const char* end) { return read_flat_event(begin, end, p); };
     for (;;) {
+        p.reset();
+        if (!stream.next_read(read_flat).empty()) {
+            handle(p, true);
+            continue;
+        }
         batch.clear();
         std::size_t capacity = 0;
         stream.next_batch(batch, capacity);
