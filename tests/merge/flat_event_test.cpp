@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "json/json_text.hpp"
 #include "trace/byte_source.hpp"
 #include "trace/flat_event.hpp"
 #include "trace/parsed_event.hpp"
@@ -59,6 +60,11 @@ bool taken_and_agreed(const std::string& text) {
     const bool valid = parse_event_with_simdjson(text, reference, is_object);
     EXPECT_TRUE(valid && is_object) << "the fast path took what simdjson refuses: " << text;
     EXPECT_EQ(show(fast), show(reference)) << text;
+    // The hint that lets the writer copy the name as it is must be true.
+    if (fast.name_plain) {
+        EXPECT_TRUE(json_plain_ascii(fast.name)) << text;
+    }
+    EXPECT_EQ(fast.name_plain, fast.has_name) << text;
     return true;
 }
 

@@ -251,7 +251,11 @@ Pos read_member(Pos q, Pos end, std::string_view key, ParsedEvent& p) {
             if (key == "dur") return read_time(q, end, p.has_dur, p.dur, p);
             break;
         case 4:
-            if (key == "name") { q = plain_string(q, end, p.name); p.has_name = p.name_ok = q != nullptr; return q; }
+            if (key == "name") {
+                q = plain_string(q, end, p.name);
+                p.has_name = p.name_ok = p.name_plain = q != nullptr;
+                return q;
+            }
             if (key == "args") return read_flat_args(q, end, p);
             break;
         default:

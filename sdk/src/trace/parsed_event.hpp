@@ -22,6 +22,7 @@ struct ParsedEvent {
     bool has_arg_name = false, has_thread_id = false, has_base = false, has_step = false;
     TraceNumber base;
     std::int64_t step = 0;
+    bool name_plain = false;  // set by the fast path: `name` is printable ASCII without '"' or '\\'
 
     // Keeps `args`' capacity: a fresh string per event was an allocation per event.
     void reset() {
