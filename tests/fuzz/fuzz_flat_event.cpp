@@ -1,11 +1,13 @@
 // Holds the flat-event fast path to the simdjson path on arbitrary bytes: whatever text the fast
-// path takes, simdjson must read as an object with exactly the same fields. A difference aborts,
+// path takes, simdjson must read as an object with exactly the same fields, and a duration text it
+// hands the writer to copy must be how the number prints. A difference aborts,
 // and libFuzzer keeps the input.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "trace/flat_event.hpp"
@@ -40,6 +42,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!ringprof::detail::parse_event_with_simdjson(text, reference, is_object) || !is_object) {
         std::fprintf(stderr, "the fast path took an event simdjson refuses: %.*s\n", static_cast<int>(size), text.data());
         std::abort();
+    }
+    if (!fast.dur_text.empty()) {  // the text the writer copies must be how the number prints
+        std::string printed;
+        ringprof::detail::append_number(printed, fast.dur);
+        if (printed != fast.dur_text) {
+            std::fprintf(stderr, "dur_text %.*s but the number prints as %s\n", static_cast<int>(fast.dur_text.size()),
+                         fast.dur_text.data(), printed.c_str());
+            std::abort();
+        }
     }
     if (!same(fast, reference)) {
         std::fprintf(stderr, "the fast path read an event differently from simdjson: %.*s\n", static_cast<int>(size),

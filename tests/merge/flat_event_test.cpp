@@ -3,7 +3,9 @@
 // to simdjson. Every case here is held to simdjson's reading of the same text.
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -65,6 +67,12 @@ bool taken_and_agreed(const std::string& text) {
         EXPECT_TRUE(json_plain_ascii(fast.name)) << text;
     }
     EXPECT_EQ(fast.name_plain, fast.has_name) << text;
+    // So must the duration's text that the writer copies instead of printing the number.
+    if (!fast.dur_text.empty()) {
+        std::string printed;
+        append_number(printed, fast.dur);
+        EXPECT_EQ(printed, fast.dur_text) << text;
+    }
     return true;
 }
 
@@ -167,7 +175,8 @@ std::string random_event(std::mt19937_64& rng) {
                                     "\" 7 \"", "\"t1\""};
     static const char* numbers[] = {"0", "1", "-3", "17127479", "2.5", "1e5", "-1.25E-3", "123456789012345678",
                                     "1234567890123456789", "-0", "01", "1.", "1e400", "4611686018427387904",
-                                    "0.30000000000000004", "1594662597687738", "9.5e18"};
+                                    "0.30000000000000004", "1594662597687738", "9.5e18", "0.0001", "0.00001",
+                                    "-0.0", "2.0", "2.50", "12345678901234.5", "123456789012345.5"};
     static const char* others[] = {"true", "false", "null", "[1, 2]", "{\"k\": 1}", "{}", "tru", "nul"};
     const auto value = [&]() -> std::string {
         switch (pick(10)) {
@@ -213,6 +222,44 @@ TEST(FlatEventFastPath, AgreesWithSimdjsonOnRandomEvents) {
     // Both sides of the decision are exercised (else this test could not fail).
     EXPECT_GT(taken, 2000);
     EXPECT_GT(declined, 2000);
+}
+
+// The rule for copying a number's text: whenever it says yes, Python's json.dumps (repr for
+// floats) prints the number exactly as written; it says yes for the usual durations.
+TEST(FlatEventFastPath, NumberTextIsCopiedOnlyWhenPythonPrintsItSo) {
+    std::mt19937_64 rng(42);
+    const auto digits = [&](std::size_t n, bool first_nonzero) {
+        std::string d;
+        for (std::size_t i = 0; i < n; ++i) d += static_cast<char>('0' + (i == 0 && first_nonzero ? 1 + rng() % 9 : rng() % 10));
+        return d;
+    };
+    int copied = 0;
+    for (int i = 0; i < 200000; ++i) {
+        std::string token = rng() % 4 == 0 ? "-" : "";
+        const std::size_t whole = rng() % 17;
+        token += whole == 0 ? "0" : digits(whole, true);
+        token += "." + digits(1 + rng() % 17, false);
+        if (rng() % 8 == 0) token += "e" + std::to_string(static_cast<int>(rng() % 40) - 20);
+        double d = 0;
+        std::from_chars(token.data(), token.data() + token.size(), d);
+        if (!python_number_text(token, TraceNumber::floating(d))) continue;
+        ++copied;
+        std::string printed;
+        append_number(printed, TraceNumber::floating(d));
+        ASSERT_EQ(printed, token);
+    }
+    EXPECT_GT(copied, 20000);
+    for (const char* yes : {"2.5", "0.5", "-0.0", "0.0", "2.0", "100.0", "0.0001", "123456789012345.0", "0.30000000000001"}) {
+        double d = 0;
+        std::from_chars(yes, yes + std::strlen(yes), d);
+        EXPECT_TRUE(python_number_text(yes, TraceNumber::floating(d))) << yes;
+    }
+    for (const char* no : {"2.50", "0.00001", "1e5", "1.5E3", "1234567890123456.0", "0.30000000000000004", "2.00"}) {
+        double d = 0;
+        std::from_chars(no, no + std::strlen(no), d);
+        EXPECT_FALSE(python_number_text(no, TraceNumber::floating(d))) << no;
+    }
+    EXPECT_TRUE(python_number_text("17127479", TraceNumber::integer(17127479)));
 }
 
 struct Seen {

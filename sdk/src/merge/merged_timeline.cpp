@@ -106,7 +106,9 @@ public:
         ev.head_size = static_cast<std::uint32_t>(text.size() - head_at);
         append_number(text, e.start);
         text.append_literal(", \"dur\": ");
-        append_number(text, e.dur);
+        // The reader's text of the duration where it is already Python's (printing floats through
+        // repr was 4% of a merge's instructions).
+        if (!e.dur_text.empty()) text.append(e.dur_text); else append_number(text, e.dur);
         if (!e.args_json.empty()) {
             text.append_literal(", \"args\": ");
             text.append(e.args_json);

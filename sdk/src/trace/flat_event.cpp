@@ -233,12 +233,18 @@ inline Pos read_id(Pos q, Pos end, bool& has, std::string_view& id) {
     return q;
 }
 
-inline Pos read_time(Pos q, Pos end, bool& has, TraceNumber& out, ParsedEvent& p) {
+inline Pos read_time(Pos q, Pos end, bool& has, TraceNumber& out, ParsedEvent& p, std::string_view* text) {
     TraceNumber n;
     std::string_view token;
     if (!(q = number(q, end, n, token))) return nullptr;
-    if (!time_in_range(n)) p.bad_field = true;
-    else { out = n; has = true; }
+    if (!time_in_range(n)) {
+        p.bad_field = true;
+        if (text) *text = std::string_view();
+        return q;
+    }
+    out = n;
+    has = true;
+    if (text) *text = python_number_text(token, n) ? token : std::string_view();
     return q;
 }
 
@@ -247,12 +253,12 @@ Pos read_member(Pos q, Pos end, std::string_view key, ParsedEvent& p) {
     switch (key.size()) {
         case 2:
             if (key == "ph") { q = plain_string(q, end, p.ph); p.has_ph = q != nullptr; return q; }
-            if (key == "ts") return read_time(q, end, p.has_ts, p.ts, p);
+            if (key == "ts") return read_time(q, end, p.has_ts, p.ts, p, nullptr);
             break;
         case 3:
             if (key == "pid") return read_id(q, end, p.has_pid, p.pid);
             if (key == "tid") return read_id(q, end, p.has_tid, p.tid);
-            if (key == "dur") return read_time(q, end, p.has_dur, p.dur, p);
+            if (key == "dur") return read_time(q, end, p.has_dur, p.dur, p, &p.dur_text);
             break;
         case 4:
             if (key == "name") {
@@ -269,6 +275,31 @@ Pos read_member(Pos q, Pos end, std::string_view key, ParsedEvent& p) {
 }
 
 }  // namespace
+
+// Whether Python prints the number `token` reads as exactly `token` (json.dumps: int as written,
+// float as repr), so the merged line can copy it. An integer the fast path took is canonical (no
+// leading zero, no -0). A float is, when written in fixed notation with at most 15 significant
+// digits (every such decimal is the only one of at most 15 digits for its double, so it is the
+// shortest, which repr prints), no trailing zero but in "N.0", and within repr's fixed range
+// 1e-4 <= |x| < 1e16 (or zero). Anything else is printed from the value as before.
+bool python_number_text(std::string_view token, const TraceNumber& n) {
+    if (!n.is_float) return true;
+    std::size_t i = token[0] == '-';
+    const std::size_t dot = token.find('.');
+    if (dot == std::string_view::npos || token.find_first_of("eE") != std::string_view::npos) return false;
+    const std::string_view whole = token.substr(i, dot - i), fraction = token.substr(dot + 1);
+    if (fraction.back() == '0' && fraction != "0") return false;
+    std::size_t significant = 0;
+    if (whole != "0") {
+        significant = whole.size() + (fraction == "0" ? 0 : fraction.size());
+    } else {
+        const std::size_t first = fraction.find_first_not_of('0');
+        if (first == std::string_view::npos) return true;  // 0.0 or -0.0
+        if (first > 3) return false;                       // below 1e-4: repr writes 1e-05
+        significant = fraction.size() - first;
+    }
+    return significant <= 15;
+}
 
 const char* read_flat_event(const char* begin, const char* end, ParsedEvent& p) {
     Pos q = expect(begin, end, '{');

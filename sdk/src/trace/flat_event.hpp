@@ -25,5 +25,7 @@ bool parse_flat_event(std::string_view text, ParsedEvent& p);
 // The same on the object starting at `begin` ('{'), which need not end where the text does:
 // returns the end of the object (past its '}') or nullptr when not taken.
 const char* read_flat_event(const char* begin, const char* end, ParsedEvent& p);
+// Whether json.dumps prints the number read from `token` as `token` itself (tests check the rule).
+bool python_number_text(std::string_view token, const TraceNumber& n);
 
 }  // namespace ringprof::detail

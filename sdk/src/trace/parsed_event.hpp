@@ -23,6 +23,9 @@ struct ParsedEvent {
     TraceNumber base;
     std::int64_t step = 0;
     bool name_plain = false;  // set by the fast path: `name` is printable ASCII without '"' or '\\'
+    // Set by the fast path when dur's text as written is exactly how Python prints the number (see
+    // python_number_text in flat_event.cpp), so it can be copied instead of printed again.
+    std::string_view dur_text;
 
     // Keeps `args`' capacity: a fresh string per event was an allocation per event.
     void reset() {

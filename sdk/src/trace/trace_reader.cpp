@@ -405,9 +405,10 @@ private:
 
     void deliver(TraceNumber start, TraceNumber dur, std::string_view name, std::string_view pid, bool has_tid,
                  std::string_view tid, bool has_thread_id, std::string_view thread_id, std::string_view args,
-                 bool has_step, std::int64_t step, bool name_plain = false) {
+                 bool has_step, std::int64_t step, bool name_plain = false, std::string_view dur_text = {}) {
         ReadEvent e;
         e.name_plain = name_plain;
+        e.dur_text = dur_text;
         e.track = track_of(pid, has_tid, tid, has_thread_id, thread_id);
         const Track& t = tracks_[static_cast<std::uint32_t>(e.track)];
         e.start = start;
@@ -430,7 +431,7 @@ private:
             return drop(index, "(X) lacks a string name, pid, numeric ts or dur within +-2^62 us, or has non-object args");
         }
         deliver(absolute(p.ts), p.dur, p.name, p.pid, p.has_tid, p.tid, p.has_thread_id, p.thread_id, p.args,
-                p.has_step, p.step, p.name_plain);
+                p.has_step, p.step, p.name_plain, p.dur_text);
     }
 
     static std::string stack_key(const Parsed& p) { return std::string(p.pid) + '\x1f' + std::string(p.has_tid ? p.tid : ""); }
