@@ -174,6 +174,12 @@ Pos skip_scalar(Pos q, Pos end) {
 
 // After a member's value: past the ',' and the space after it (`more`), or past the closing '}'.
 inline Pos after_member(Pos q, Pos end, bool& more) {
+    // Mostly ", k" (json.dumps) or ",k" (compact writers): no loop over spaces.
+    if (end - q >= 3 && q[0] == ',') {
+        more = true;
+        if (static_cast<unsigned char>(q[1]) > ' ') return q + 1;
+        if (q[1] == ' ' && static_cast<unsigned char>(q[2]) > ' ') return q + 2;
+    }
     q = skip_space(q, end);
     if (q < end && *q == ',') { more = true; return skip_space(q + 1, end); }
     if (q < end && *q == '}') { more = false; return q + 1; }
@@ -184,6 +190,10 @@ inline Pos after_member(Pos q, Pos end, bool& more) {
 inline Pos key_of(Pos q, Pos end, std::string_view& key) {
     q = plain_string(q, end, key);
     if (!q) return nullptr;
+    if (end - q >= 3 && q[0] == ':') {  // ": v" or ":v", as in after_member
+        if (static_cast<unsigned char>(q[1]) > ' ') return q + 1;
+        if (q[1] == ' ' && static_cast<unsigned char>(q[2]) > ' ') return q + 2;
+    }
     q = expect(skip_space(q, end), end, ':');
     return q ? skip_space(q, end) : nullptr;
 }
