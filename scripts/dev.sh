@@ -92,11 +92,11 @@ test)
     echo "== libFuzzer: every reader, briefly (seeds in tests/fuzz/corpus/<target>/)"
     CXX=clang++ configure_and_build "$build_root/fuzz" -DRINGPROF_BUILD_FUZZ=ON -DRINGPROF_SANITIZE=address \
         -DRINGPROF_BUILD_BENCH=OFF -DRINGPROF_BUILD_EXAMPLES=OFF -DRINGPROF_BUILD_TOOLS=OFF --target fuzz_all
-    # 4 targets x 25 s keeps the step near 2 minutes; -timeout fails an input that hangs. New
+    # 5 targets x 25 s keeps the step near 2.5 minutes; -timeout fails an input that hangs. New
     # inputs go to a scratch copy so the seeds in the repository stay small. The log is kept and
     # only a summary line per target is printed (the whole log, dictionary and all, on failure).
     fuzz_failed=0
-    for target in fuzz_trace_reader fuzz_timers_json fuzz_stats_json fuzz_pythontimeline; do
+    for target in fuzz_trace_reader fuzz_timers_json fuzz_stats_json fuzz_pythontimeline fuzz_flat_event; do
         work="$build_root/fuzz/runs/$target"
         rm -rf "$work" && mkdir -p "$work/corpus"
         cp "$here/tests/fuzz/corpus/$target/"* "$work/corpus/"

@@ -102,11 +102,13 @@ public:
         text.room(m::RecordStore::kRecordHeader);  // written by the merging thread, which knows the ids
         text.advance(m::RecordStore::kRecordHeader);
         const std::size_t head_at = text.size();
-        append_name(text, e.name);
+        append_name(text, e.name, e.name_plain);
         ev.head_size = static_cast<std::uint32_t>(text.size() - head_at);
         append_number(text, e.start);
         text.append_literal(", \"dur\": ");
-        append_number(text, e.dur);
+        // The reader's text of the duration where it is already Python's (printing floats through
+        // repr was 4% of a merge's instructions).
+        if (!e.dur_text.empty()) text.append(e.dur_text); else append_number(text, e.dur);
         if (!e.args_json.empty()) {
             text.append_literal(", \"args\": ");
             text.append(e.args_json);
@@ -141,8 +143,9 @@ public:
     }
 
 private:
-    void append_name(m::TextBuffer& text, std::string_view name) {
-        if (detail::json_plain_ascii(name)) {
+    void append_name(m::TextBuffer& text, std::string_view name, bool known_plain) {
+        // The reader's fast path has already checked most names (the check was 3% of a merge).
+        if (known_plain || detail::json_plain_ascii(name)) {
             char* p = text.room(name.size() + 2);
             p[0] = '"';
             std::memcpy(p + 1, name.data(), name.size());
@@ -241,7 +244,8 @@ std::optional<std::string> read_one(const m::TraceFile& f, m::EventSink& sink, c
 // came last and one reader spent the last third of the merge on it alone). The answer does not
 // depend on this order: the store orders ties by each file's rank in smdebug's reading order.
 // With the batch text kept as records and the writing thread: 1.05x (load 7) to 1.49x (load 27)
-// faster than before in interleaved runs, 24.3x-39.0x smdebug's MergedTimeline (docs/merge.md).
+// faster than before in interleaved runs, 24.3x-39.0x smdebug's MergedTimeline; 27x-47x since
+// the flat-event fast path (docs/merge.md).
 std::vector<std::size_t> storing_order(const std::vector<m::TraceFile>& files) {
     // Chrome traces shrink 5-15x in gzip (bench_merge's synthetic one 34x): counting a compressed
     // byte as 10 is enough to rank the files, which is all this is for.

@@ -176,7 +176,14 @@ bool EventStream::read_object_members() {
     }
 }
 
+void EventStream::unbracket_run() {
+    if (run_open_) *run_open_ = run_saved_open_;
+    if (run_close_) *run_close_ = run_saved_close_;
+    run_open_ = run_close_ = nullptr;
+}
+
 void EventStream::unbracket() {
+    unbracket_run();
     if (bracket_open_) *bracket_open_ = saved_open_;
     if (bracket_close_) *bracket_close_ = saved_close_;
     bracket_open_ = bracket_close_ = nullptr;
@@ -324,6 +331,19 @@ std::string_view EventStream::next_batch(std::vector<std::string_view>& elements
     state_ = State::after_element;
     capacity = capacity_from(bracket_open_);
     return std::string_view(bracket_open_, last_end + 1 - (first - 1));
+}
+
+std::string_view EventStream::bracket_run(std::string_view first, std::string_view last, std::size_t& capacity) {
+    unbracket_run();
+    // The bytes around a run are separators, whitespace or the batch's own brackets.
+    run_open_ = const_cast<char*>(first.data()) - 1;
+    run_close_ = const_cast<char*>(last.data() + last.size());
+    run_saved_open_ = *run_open_;
+    run_saved_close_ = *run_close_;
+    *run_open_ = '[';
+    *run_close_ = ']';
+    capacity = capacity_from(run_open_);
+    return std::string_view(run_open_, static_cast<std::size_t>(run_close_ + 1 - run_open_));
 }
 
 bool EventStream::next(std::string_view& element) {

@@ -37,6 +37,33 @@ public:
     // of one JSON array, bracketed in place ("[e1, ..., en]", valid until the next call) with
     // `capacity` readable bytes, and each element's bounds are appended to `elements`.
     std::string_view next_batch(std::vector<std::string_view>& elements, std::size_t& capacity);
+    // The fastest way through the array: when the next element is an object that `read` takes
+    // whole from the buffer (read(begin, end) returns where the object ends, or nullptr), steps
+    // over it and returns its text; otherwise returns an empty view and leaves the stream as it
+    // was (next_batch or next then give the element). Spares the bounds scan of next_batch.
+    template <class Read>
+    std::string_view next_read(Read&& read) {
+        unbracket();
+        if (state_ != State::in_array && state_ != State::after_element) return {};
+        char* const text = data();
+        std::size_t i = pos_;
+        while (i < end_ && is_space_byte(text[i])) ++i;
+        if (state_ == State::after_element) {
+            if (i >= end_ || text[i] != ',') return {};
+            ++i;
+            while (i < end_ && is_space_byte(text[i])) ++i;
+        }
+        if (i >= end_ || text[i] != '{') return {};
+        const char* close = read(static_cast<const char*>(text + i), static_cast<const char*>(text + end_));
+        if (!close) return {};
+        pos_ = mark_ = static_cast<std::size_t>(close - text);
+        state_ = State::after_element;
+        return std::string_view(text + i, static_cast<std::size_t>(close - (text + i)));
+    }
+    // The elements from `first` to `last` (of the last batch, in order) bracketed in place as an
+    // array of their own, for parsing a run of them apart from the rest; undoes the previous
+    // run's brackets. Valid, like the batch, until the next call of next_batch or next.
+    std::string_view bracket_run(std::string_view first, std::string_view last, std::size_t& capacity);
     // Offset in the whole input of a byte inside the current buffer.
     std::uint64_t offset_of(const char* p) const { return consumed_ + static_cast<std::uint64_t>(p - data()); }
 
@@ -49,6 +76,7 @@ public:
 private:
     enum class State { start, object_key, in_array, after_element, after_array, done };
 
+    static bool is_space_byte(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
     char* data() { return buf_.data() + 1; }
     const char* data() const { return buf_.data() + 1; }
     void unbracket();
@@ -72,6 +100,10 @@ private:
     char* bracket_open_ = nullptr;  // bytes overwritten by next_batch, with their old values
     char* bracket_close_ = nullptr;
     char saved_open_ = 0, saved_close_ = 0;
+    char* run_open_ = nullptr;  // likewise for bracket_run, restored before the batch's
+    char* run_close_ = nullptr;
+    char run_saved_open_ = 0, run_saved_close_ = 0;
+    void unbracket_run();
     std::vector<std::pair<std::string, std::string>> members_;
 };
 

@@ -8,7 +8,9 @@
 
 #include "trace/event_stream.hpp"
 #include "json/json_text.hpp"
+#include "trace/parsed_event.hpp"
 #include "trace/python_json.hpp"
+#include "trace/flat_event.hpp"
 #include "trace/json_error_position.hpp"
 
 namespace ringprof::detail {
@@ -19,15 +21,31 @@ using simdjson::ondemand::json_type;
 using simdjson::ondemand::number_type;
 using simdjson::ondemand::value;
 
-// 2^62 µs (146,000 years): far beyond any clock, and sums of two such times still fit an int64.
-constexpr double kMaxTimeUs = 4611686018427387904.0;
-
 std::string_view trim_token(std::string_view t) {
     while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
     return t;
 }
 
+// A number with a fraction or exponent and 19 or more digits: simdjson 3.0.1's get_number()
+// reads those as 0.0 (123456789012345678.5 -> 0.0), while get_double() rounds them right.
+bool long_float(std::string_view token) {
+    std::size_t digits = 0;
+    bool is_float = false;
+    for (const char c : token) {
+        if (c >= '0' && c <= '9') ++digits;
+        else if (c == '.') is_float = true;
+        else if (c == 'e' || c == 'E') { is_float = true; break; }
+    }
+    return is_float && digits >= 19;
+}
+
 bool read_number(value v, TraceNumber& out) {
+    if (long_float(v.raw_json_token())) {
+        double d;
+        if (v.get_double().get(d) || !std::isfinite(d)) return false;
+        out = TraceNumber::floating(d);
+        return true;
+    }
     // One parse of the digits (asking the type first parsed them twice).
     simdjson::ondemand::number n;
     if (!v.get_number().get(n)) {
@@ -109,42 +127,7 @@ bool validate(value v) {
     return false;
 }
 
-// Python's int() on a step_num string: optional spaces and sign around decimal digits.
-bool parse_step(std::string_view s, std::int64_t& out) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
-    bool neg = false;
-    if (!s.empty() && (s.front() == '+' || s.front() == '-')) { neg = s.front() == '-'; s.remove_prefix(1); }
-    if (s.empty() || s.size() > 18) return false;
-    std::int64_t v = 0;
-    for (char c : s) {
-        if (c < '0' || c > '9') return false;
-        v = v * 10 + (c - '0');
-    }
-    out = neg ? -v : v;
-    return true;
-}
-
-struct Parsed {
-    std::string_view ph, name, pid, tid;
-    bool has_ph = false, has_name = false, name_ok = false, has_pid = false, has_tid = false;
-    bool has_ts = false, has_dur = false, bad_field = false;
-    TraceNumber ts, dur;
-    std::string args;  // Python text of a non-empty args object
-    bool args_bad = false;
-    std::string_view arg_name, thread_id;
-    bool has_arg_name = false, has_thread_id = false, has_base = false, has_step = false;
-    TraceNumber base;
-    std::int64_t step = 0;
-
-    // Keeps `args`' capacity: a fresh string per event was an allocation per event.
-    void reset() {
-        std::string keep = std::move(args);
-        keep.clear();
-        *this = Parsed{};
-        args = std::move(keep);
-    }
-};
+using Parsed = ParsedEvent;
 
 bool read_args(value v, Parsed& p) {
     json_type t;
@@ -170,21 +153,14 @@ bool read_args(value v, Parsed& p) {
             std::string_view s;
             if (c.get_string().get(s)) return false;
             detail::append_json_string(out, s, detail::NonAscii::escape);
-            if (key == "name") { p.arg_name = s; p.has_arg_name = true; }
-            else if (key == "thread_id") { p.thread_id = s; p.has_thread_id = true; }
-            else if (key == "step_num") { p.has_step = parse_step(s, p.step); }
+            note_string_arg(p, key, s);
         } else if (ct == json_type::number) {
             TraceNumber n;
             std::string_view tok;
             tok = c.raw_json_token();
             if (!read_number(c, n)) return false;
             if (n.is_float) detail::append_python_float(out, n.d); else out += trim_token(tok);
-            if (key == "start_time_since_epoch_in_micros") { p.base = n; p.has_base = true; }
-            else if (key == "thread_id") { p.thread_id = trim_token(tok); p.has_thread_id = true; }
-            else if (key == "step_num") {
-                p.has_step = true;
-                p.step = n.is_float ? static_cast<std::int64_t>(std::trunc(n.d)) : n.i;
-            } else if (key == "name") { p.arg_name = trim_token(tok); p.has_arg_name = true; }
+            note_number_arg(p, key, n, trim_token(tok));
         } else {
             if (!append_python_value(out, c)) return false;
         }
@@ -273,7 +249,7 @@ bool parse_event_object(simdjson::ondemand::object obj, Parsed& p) {
             if (!read_number(v, n)) return false;
             // A time must be a microsecond count an int64 can hold: 1e300 named the output file
             // "-9223372036854775808_...". Such an event is malformed, like a string ts.
-            if (!(std::fabs(n.as_double()) < kMaxTimeUs)) { p.bad_field = true; continue; }
+            if (!time_in_range(n)) { p.bad_field = true; continue; }
             if (key == "ts") { p.ts = n; p.has_ts = true; } else { p.dur = n; p.has_dur = true; }
         } else if (key == "args") {
             p.args.clear();
@@ -429,8 +405,10 @@ private:
 
     void deliver(TraceNumber start, TraceNumber dur, std::string_view name, std::string_view pid, bool has_tid,
                  std::string_view tid, bool has_thread_id, std::string_view thread_id, std::string_view args,
-                 bool has_step, std::int64_t step) {
+                 bool has_step, std::int64_t step, bool name_plain = false, std::string_view dur_text = {}) {
         ReadEvent e;
+        e.name_plain = name_plain;
+        e.dur_text = dur_text;
         e.track = track_of(pid, has_tid, tid, has_thread_id, thread_id);
         const Track& t = tracks_[static_cast<std::uint32_t>(e.track)];
         e.start = start;
@@ -453,7 +431,7 @@ private:
             return drop(index, "(X) lacks a string name, pid, numeric ts or dur within +-2^62 us, or has non-object args");
         }
         deliver(absolute(p.ts), p.dur, p.name, p.pid, p.has_tid, p.tid, p.has_thread_id, p.thread_id, p.args,
-                p.has_step, p.step);
+                p.has_step, p.step, p.name_plain, p.dur_text);
     }
 
     static std::string stack_key(const Parsed& p) { return std::string(p.pid) + '\x1f' + std::string(p.has_tid ? p.tid : ""); }
@@ -543,6 +521,16 @@ bool member_base(const EventStream& stream, TraceNumber& base) {
 
 }  // namespace
 
+bool parse_event_with_simdjson(std::string_view text, ParsedEvent& p, bool& is_object) {
+    // Kept, with the padded copy, because p's strings may point into either.
+    thread_local simdjson::ondemand::parser parser;
+    thread_local simdjson::padded_string padded;
+    padded = simdjson::padded_string(text);
+    p.reset();
+    is_object = false;
+    return parse_element(parser, padded, padded.size() + simdjson::SIMDJSON_PADDING, p, is_object);
+}
+
 ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSink& sink) {
     ReadOutcome out;
     EventStream stream(src, std::max<std::size_t>(setup.chunk_bytes, 16));
@@ -550,7 +538,7 @@ ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSi
     // buffers again for every file.
     thread_local simdjson::ondemand::parser parser;
     FileState state(setup, sink, out);
-    Parsed p;
+    Parsed p, ahead;
     std::uint64_t index = 0;
     TraceNumber base;
     const auto handle = [&](const Parsed& parsed, bool is_object) {
@@ -576,13 +564,41 @@ ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSi
     };
     std::vector<std::string_view> batch;
     std::string_view element;
+    const auto read_flat = [&p](const char* begin, const char* end) { return read_flat_event(begin, end, p); };
     for (;;) {
+        p.reset();
+        if (!stream.next_read(read_flat).empty()) {
+            handle(p, true);
+            continue;
+        }
         batch.clear();
         std::size_t capacity = 0;
-        const std::string_view text = stream.next_batch(batch, capacity);
+        stream.next_batch(batch, capacity);
         if (!batch.empty()) {
-            const std::size_t read = parse_batch(parser, text, capacity, p, [&](const Parsed& parsed, std::size_t) { handle(parsed, true); });
-            for (std::size_t k = read; k < batch.size(); ++k) read_one(batch[k]);
+            // Flat events take the fast path; each run of events it is not sure of is parsed by
+            // simdjson as one array, and whatever that cannot take, one by one.
+            std::size_t k = 0;
+            while (k < batch.size()) {
+                p.reset();
+                if (parse_flat_event(batch[k], p)) {
+                    handle(p, true);
+                    ++k;
+                    continue;
+                }
+                std::size_t end = k + 1;
+                bool ahead_taken = false;
+                for (; end < batch.size() && !ahead_taken; ++end) {
+                    ahead.reset();
+                    ahead_taken = parse_flat_event(batch[end], ahead);
+                }
+                if (ahead_taken) --end;  // batch[end] is in `ahead`
+                std::size_t run_capacity = 0;
+                const std::string_view run = stream.bracket_run(batch[k], batch[end - 1], run_capacity);
+                const std::size_t read = parse_batch(parser, run, run_capacity, p, [&](const Parsed& parsed, std::size_t) { handle(parsed, true); });
+                for (std::size_t j = k + read; j < end; ++j) read_one(batch[j]);
+                if (ahead_taken) handle(ahead, true);
+                k = ahead_taken ? end + 1 : end;
+            }
             continue;
         }
         if (!stream.next(element)) break;

@@ -25,6 +25,11 @@ struct ReadEvent {
     std::string_view args_json;     // Python-style text, empty when there are no args
     bool has_step = false;
     std::int64_t step = 0;
+    // The name is known to need no escaping in JSON (printable ASCII without '"' or '\\'), as
+    // the fast path checked while reading it; false says only that it was not checked.
+    bool name_plain = false;
+    // `dur` as Python prints it, when the reader already has that text (else empty: print `dur`).
+    std::string_view dur_text;
     // Within one reading, events with equal `track` have equal phase, pid, thread_key,
     // thread_label and thread_name, so a sink can resolve those once per track instead of once
     // per event. Ids are not reused within a reading.

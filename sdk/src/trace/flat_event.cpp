@@ -1,0 +1,334 @@
+#include "trace/flat_event.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "json/json_text.hpp"
+
+namespace ringprof::detail {
+
+namespace {
+
+// Bytes a string may hold for the fast path: printable ASCII but '"' and '\\', the bytes JSON
+// and Python's json.dumps both write as they are (json_plain_ascii's set).
+struct PlainTable {
+    bool plain[256] = {};
+    constexpr PlainTable() {
+        for (int c = 0x20; c < 0x7F; ++c) plain[c] = c != '"' && c != '\\';
+    }
+};
+constexpr PlainTable kPlain;
+
+inline bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+constexpr bool kEightAtOnce = true;
+#else
+constexpr bool kEightAtOnce = false;
+#endif
+
+// Eight bytes that are all ASCII digits: every high nibble 3, and no low nibble above 9 (adding 6
+// carries those into the high nibble).
+inline bool eight_digits(std::uint64_t w) {
+    constexpr std::uint64_t high = 0xF0F0F0F0F0F0F0F0, threes = 0x3030303030303030, sixes = 0x0606060606060606;
+    return (w & high) == threes && ((w + sixes) & high) == threes;
+}
+
+// Their value, the first byte most significant: digits are paired, then pairs, then quads.
+inline std::uint64_t eight_digit_value(std::uint64_t w) {
+    w -= 0x3030303030303030;
+    w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FF;
+    w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFF;
+    return (w * 10000 + (w >> 32)) & 0xFFFFFFFF;
+}
+
+// Each step takes the position and returns the one after what it read, or nullptr when the fast
+// path gives up. Positions live in locals, not in an object: through a member, every byte read
+// (a char, which may alias anything) made the compiler reload the position, and skipping
+// whitespace alone was a tenth of a merge's instructions.
+using Pos = const char*;
+
+inline Pos skip_space(Pos q, Pos end) {
+    // Mostly none or the one space json.dumps writes after ':' and ','.
+    if (q < end && *q == ' ') ++q;
+    if (q < end && static_cast<unsigned char>(*q) <= ' ') {
+        while (q < end && is_space(*q)) ++q;
+    }
+    return q;
+}
+
+inline Pos expect(Pos q, Pos end, char c) { return q && q < end && *q == c ? q + 1 : nullptr; }
+
+// A string of plain bytes only (q at its opening quote); nullptr at an escape or any other byte.
+inline Pos plain_string(Pos q, Pos end, std::string_view& out) {
+    if (!(q < end && *q == '"')) return nullptr;
+    const Pos s = ++q;
+#if defined(__SSE2__)
+    // 16 bytes a step while 16 remain: the first byte that is not plain, by json_plain_ascii's test.
+    const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7F);
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    while (end - q >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+        const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, del)),
+                                          _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+        const int mask = _mm_movemask_epi8(stop);
+        if (mask != 0) {
+            q += __builtin_ctz(static_cast<unsigned>(mask));
+            goto stopped;
+        }
+        q += 16;
+    }
+#endif
+    while (q < end && kPlain.plain[static_cast<unsigned char>(*q)]) ++q;
+#if defined(__SSE2__)
+stopped:
+#endif
+    if (!(q < end && *q == '"')) return nullptr;
+    out = std::string_view(s, static_cast<std::size_t>(q - s));
+    return q + 1;
+}
+
+// Digits from q, eight at a time where eight remain; their value (mod 2^64) added into v.
+inline Pos digits(Pos q, Pos end, std::uint64_t& v) {
+    if constexpr (kEightAtOnce) {
+        while (end - q >= 8) {
+            std::uint64_t w;
+            std::memcpy(&w, q, 8);
+            if (!eight_digits(w)) break;
+            v = v * 100000000 + eight_digit_value(w);
+            q += 8;
+        }
+    }
+    while (q < end && is_digit(*q)) v = v * 10 + static_cast<std::uint64_t>(*q++ - '0');
+    return q;
+}
+
+// A JSON number as simdjson reads it: integers of up to 18 digits (always within int64) as
+// integers, numbers with a fraction or exponent as the correctly rounded double (from_chars,
+// like simdjson, rounds correctly). Gives up on -0 (its type is simdjson's to say), on more than
+// 19 digits and on anything out of range.
+Pos number(Pos q, Pos end, TraceNumber& out, std::string_view& token) {
+    const Pos s = q;
+    const bool negative = q < end && *q == '-';
+    q += negative;
+    const Pos first_digit = q;
+    if (!(q < end && is_digit(*q))) return nullptr;
+    std::uint64_t v = 0;
+    q = *q == '0' ? q + 1 : digits(q, end, v);
+    std::size_t all_digits = static_cast<std::size_t>(q - first_digit);
+    bool is_float = false;
+    if (q < end && *q == '.') {
+        const Pos fraction = ++q;
+        std::uint64_t ignored = 0;
+        q = digits(q, end, ignored);
+        if (q == fraction) return nullptr;
+        all_digits += static_cast<std::size_t>(q - fraction);
+        is_float = true;
+    }
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        ++q;
+        if (q < end && (*q == '+' || *q == '-')) ++q;
+        if (!(q < end && is_digit(*q))) return nullptr;
+        while (q < end && is_digit(*q)) ++q;
+        is_float = true;
+    }
+    token = std::string_view(s, static_cast<std::size_t>(q - s));
+    // Past 19 digits simdjson 3.0.1's number reading and from_chars may not agree: such numbers
+    // are simdjson's to read.
+    if (all_digits > (is_float ? 19u : 18u)) return nullptr;
+    if (!is_float) {
+        if (negative && *first_digit == '0') return nullptr;
+        const auto value = static_cast<std::int64_t>(v);
+        out = TraceNumber::integer(negative ? -value : value);
+        return q;
+    }
+    double d = 0;
+    const auto r = std::from_chars(s, q, d);
+    if (r.ec != std::errc() || r.ptr != q || !std::isfinite(d)) return nullptr;
+    out = TraceNumber::floating(d);
+    return q;
+}
+
+inline Pos literal(Pos q, Pos end, std::string_view word) {
+    if (static_cast<std::size_t>(end - q) < word.size() || std::string_view(q, word.size()) != word) return nullptr;
+    return q + word.size();
+}
+
+// A value whose content is not used: a plain string, a number or a literal.
+Pos skip_scalar(Pos q, Pos end) {
+    if (q >= end) return nullptr;
+    switch (*q) {
+        case '"': { std::string_view s; return plain_string(q, end, s); }
+        case 't': return literal(q, end, "true");
+        case 'f': return literal(q, end, "false");
+        case 'n': return literal(q, end, "null");
+        default: { TraceNumber n; std::string_view token; return number(q, end, n, token); }
+    }
+}
+
+// After a member's value: past the ',' and the space after it (`more`), or past the closing '}'.
+inline Pos after_member(Pos q, Pos end, bool& more) {
+    // Mostly ", k" (json.dumps) or ",k" (compact writers): no loop over spaces.
+    if (end - q >= 3 && q[0] == ',') {
+        more = true;
+        if (static_cast<unsigned char>(q[1]) > ' ') return q + 1;
+        if (q[1] == ' ' && static_cast<unsigned char>(q[2]) > ' ') return q + 2;
+    }
+    q = skip_space(q, end);
+    if (q < end && *q == ',') { more = true; return skip_space(q + 1, end); }
+    if (q < end && *q == '}') { more = false; return q + 1; }
+    return nullptr;
+}
+
+// A key and its colon, up to the value.
+inline Pos key_of(Pos q, Pos end, std::string_view& key) {
+    q = plain_string(q, end, key);
+    if (!q) return nullptr;
+    if (end - q >= 3 && q[0] == ':') {  // ": v" or ":v", as in after_member
+        if (static_cast<unsigned char>(q[1]) > ' ') return q + 1;
+        if (q[1] == ' ' && static_cast<unsigned char>(q[2]) > ' ') return q + 2;
+    }
+    q = expect(skip_space(q, end), end, ':');
+    return q ? skip_space(q, end) : nullptr;
+}
+
+// args: an object of plain strings and numbers, written back as Python's json.dumps writes it
+// (what read_args in trace_reader.cpp writes for the same values), or null.
+Pos read_flat_args(Pos q, Pos end, ParsedEvent& p) {
+    p.args.clear();
+    if (q < end && *q == 'n') return literal(q, end, "null");
+    q = expect(q, end, '{');
+    if (!q) return nullptr;
+    q = skip_space(q, end);
+    if (q < end && *q == '}') return q + 1;  // {} is falsy in Python: no args
+    std::string& out = p.args;
+    out += '{';
+    for (bool more = true; more;) {
+        std::string_view key;
+        if (!(q = key_of(q, end, key))) return nullptr;
+        if (out.size() > 1) out += ", ";
+        out += '"';
+        out += key;
+        out += "\": ";
+        if (q < end && *q == '"') {
+            std::string_view s;
+            if (!(q = plain_string(q, end, s))) return nullptr;
+            out += '"';
+            out += s;
+            out += '"';
+            note_string_arg(p, key, s);
+        } else {
+            TraceNumber n;
+            std::string_view token;
+            if (!(q = number(q, end, n, token))) return nullptr;
+            if (n.is_float) detail::append_python_float(out, n.d); else out += token;
+            note_number_arg(p, key, n, token);
+        }
+        if (!(q = after_member(q, end, more))) return nullptr;
+    }
+    out += '}';
+    return q;
+}
+
+inline Pos read_id(Pos q, Pos end, bool& has, std::string_view& id) {
+    if (q < end && *q == '"') q = plain_string(q, end, id);
+    else { TraceNumber n; q = number(q, end, n, id); }  // ids keep the number as written
+    has = q != nullptr;
+    return q;
+}
+
+inline Pos read_time(Pos q, Pos end, bool& has, TraceNumber& out, ParsedEvent& p, std::string_view* text) {
+    TraceNumber n;
+    std::string_view token;
+    if (!(q = number(q, end, n, token))) return nullptr;
+    if (!time_in_range(n)) {
+        p.bad_field = true;
+        if (text) *text = std::string_view();
+        return q;
+    }
+    out = n;
+    has = true;
+    if (text) *text = python_number_text(token, n) ? token : std::string_view();
+    return q;
+}
+
+// The keys the reader uses, told apart by length before a full compare.
+Pos read_member(Pos q, Pos end, std::string_view key, ParsedEvent& p) {
+    switch (key.size()) {
+        case 2:
+            if (key == "ph") { q = plain_string(q, end, p.ph); p.has_ph = q != nullptr; return q; }
+            if (key == "ts") return read_time(q, end, p.has_ts, p.ts, p, nullptr);
+            break;
+        case 3:
+            if (key == "pid") return read_id(q, end, p.has_pid, p.pid);
+            if (key == "tid") return read_id(q, end, p.has_tid, p.tid);
+            if (key == "dur") return read_time(q, end, p.has_dur, p.dur, p, &p.dur_text);
+            break;
+        case 4:
+            if (key == "name") {
+                q = plain_string(q, end, p.name);
+                p.has_name = p.name_ok = p.name_plain = q != nullptr;
+                return q;
+            }
+            if (key == "args") return read_flat_args(q, end, p);
+            break;
+        default:
+            break;
+    }
+    return skip_scalar(q, end);
+}
+
+}  // namespace
+
+// Whether Python prints the number `token` reads as exactly `token` (json.dumps: int as written,
+// float as repr), so the merged line can copy it. An integer the fast path took is canonical (no
+// leading zero, no -0). A float is, when written in fixed notation with at most 15 significant
+// digits (every such decimal is the only one of at most 15 digits for its double, so it is the
+// shortest, which repr prints), no trailing zero but in "N.0", and within repr's fixed range
+// 1e-4 <= |x| < 1e16 (or zero). Anything else is printed from the value as before.
+bool python_number_text(std::string_view token, const TraceNumber& n) {
+    if (!n.is_float) return true;
+    std::size_t i = token[0] == '-';
+    const std::size_t dot = token.find('.');
+    if (dot == std::string_view::npos || token.find_first_of("eE") != std::string_view::npos) return false;
+    const std::string_view whole = token.substr(i, dot - i), fraction = token.substr(dot + 1);
+    if (fraction.back() == '0' && fraction != "0") return false;
+    std::size_t significant = 0;
+    if (whole != "0") {
+        significant = whole.size() + (fraction == "0" ? 0 : fraction.size());
+    } else {
+        const std::size_t first = fraction.find_first_not_of('0');
+        if (first == std::string_view::npos) return true;  // 0.0 or -0.0
+        if (first > 3) return false;                       // below 1e-4: repr writes 1e-05
+        significant = fraction.size() - first;
+    }
+    return significant <= 15;
+}
+
+const char* read_flat_event(const char* begin, const char* end, ParsedEvent& p) {
+    Pos q = expect(begin, end, '{');
+    if (!q) return nullptr;
+    q = skip_space(q, end);
+    if (q < end && *q == '}') return q + 1;
+    for (bool more = true; more;) {
+        std::string_view key;
+        if (!(q = key_of(q, end, key))) return nullptr;
+        if (!(q = read_member(q, end, key, p))) return nullptr;
+        if (!(q = after_member(q, end, more))) return nullptr;
+    }
+    return q;
+}
+
+bool parse_flat_event(std::string_view text, ParsedEvent& p) {
+    const char* end = text.data() + text.size();
+    const char* q = read_flat_event(skip_space(text.data(), end), end, p);
+    return q && skip_space(q, end) == end;
+}
+
+}  // namespace ringprof::detail

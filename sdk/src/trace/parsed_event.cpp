@@ -1,0 +1,37 @@
+#include "trace/parsed_event.hpp"
+
+#include <cmath>
+
+namespace ringprof::detail {
+
+void note_string_arg(ParsedEvent& p, std::string_view key, std::string_view value) {
+    if (key == "name") { p.arg_name = value; p.has_arg_name = true; }
+    else if (key == "thread_id") { p.thread_id = value; p.has_thread_id = true; }
+    else if (key == "step_num") { p.has_step = parse_step(value, p.step); }
+}
+
+void note_number_arg(ParsedEvent& p, std::string_view key, TraceNumber value, std::string_view token) {
+    if (key == "start_time_since_epoch_in_micros") { p.base = value; p.has_base = true; }
+    else if (key == "thread_id") { p.thread_id = token; p.has_thread_id = true; }
+    else if (key == "step_num") {
+        p.has_step = true;
+        p.step = value.is_float ? static_cast<std::int64_t>(std::trunc(value.d)) : value.i;
+    } else if (key == "name") { p.arg_name = token; p.has_arg_name = true; }
+}
+
+bool parse_step(std::string_view s, std::int64_t& out) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+    bool neg = false;
+    if (!s.empty() && (s.front() == '+' || s.front() == '-')) { neg = s.front() == '-'; s.remove_prefix(1); }
+    if (s.empty() || s.size() > 18) return false;
+    std::int64_t v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+        v = v * 10 + (c - '0');
+    }
+    out = neg ? -v : v;
+    return true;
+}
+
+}  // namespace ringprof::detail
