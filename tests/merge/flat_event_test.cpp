@@ -15,17 +15,15 @@
 #include "trace/flat_event.hpp"
 #include "trace/parsed_event.hpp"
 #include "trace/trace_reader.hpp"
+#include "events_read_back.hpp"
 
 using namespace ringprof::detail;
+using ringprof::testing::EventSeen;
+using ringprof::testing::read_all_events;
 
 namespace {
 
-std::string show(TraceNumber n) {
-    char buf[64];
-    if (n.is_float) std::snprintf(buf, sizeof buf, "f%a", n.d);
-    else std::snprintf(buf, sizeof buf, "i%lld", static_cast<long long>(n.i));
-    return buf;
-}
+using ringprof::testing::show;  // beside the ParsedEvent overload below
 
 // Every field, so that a difference names itself.
 std::string show(const ParsedEvent& p) {
@@ -262,33 +260,6 @@ TEST(FlatEventFastPath, NumberTextIsCopiedOnlyWhenPythonPrintsItSo) {
     EXPECT_TRUE(python_number_text("17127479", TraceNumber::integer(17127479)));
 }
 
-struct Seen {
-    std::string name, phase, label, args;
-    std::string start, dur;
-    bool operator==(const Seen& o) const {
-        return name == o.name && phase == o.phase && label == o.label && args == o.args && start == o.start && dur == o.dur;
-    }
-};
-
-class Recorder final : public EventSink {
-public:
-    std::vector<Seen> seen;
-    void on_event(const ReadEvent& e) override {
-        seen.push_back({std::string(e.name), std::string(e.phase), std::string(e.thread_label), std::string(e.args_json),
-                        show(e.start), show(e.dur)});
-    }
-};
-
-std::vector<Seen> read_all(const std::string& text, std::size_t chunk) {
-    auto src = memory_source(text);
-    ReaderSetup setup;
-    setup.node_id = "n";
-    setup.chunk_bytes = chunk;
-    Recorder r;
-    read_trace_events(*src, setup, r);
-    return r.seen;
-}
-
 // Runs of events the fast path declines (one, or several in a row, at a batch's start, middle
 // and end) are read by simdjson in their place: the events and their order are the same as when
 // every event is read on its own (the smallest buffers hold no batch).
@@ -306,13 +277,13 @@ TEST(FlatEventFastPath, EventsItDeclinesKeepTheirPlaceInTheFile) {
              std::to_string(i / 10) + "\"}}";
     }
     t += "]";
-    const std::vector<Seen> one_by_one = read_all(t, 16);
+    const std::vector<EventSeen> one_by_one = read_all_events(t, 16);
     std::size_t flat = 0, declined = 0;
-    for (const Seen& e : one_by_one) (e.name.rfind("flat", 0) == 0 ? flat : declined)++;
+    for (const EventSeen& e : one_by_one) (e.name.rfind("flat", 0) == 0 ? flat : declined)++;
     EXPECT_EQ(flat, 4000u);
     EXPECT_GT(declined, 500u);
     for (std::size_t chunk : {std::size_t{300}, std::size_t{4096}, std::size_t{65536}, std::size_t{1} << 22}) {
-        EXPECT_TRUE(read_all(t, chunk) == one_by_one) << "buffer of " << chunk << " bytes";
+        EXPECT_TRUE(read_all_events(t, chunk) == one_by_one) << "buffer of " << chunk << " bytes";
     }
 }
 

@@ -8,37 +8,13 @@
 
 #include "trace/byte_source.hpp"
 #include "trace/trace_reader.hpp"
+#include "events_read_back.hpp"
 
 using namespace ringprof::detail;
+using ringprof::testing::EventSeen;
+using ringprof::testing::read_all_events;
 
 namespace {
-
-struct Seen {
-    std::string name, phase, label, args;
-    std::int64_t start, dur;
-    bool operator==(const Seen& o) const {
-        return name == o.name && phase == o.phase && label == o.label && args == o.args && start == o.start && dur == o.dur;
-    }
-};
-
-class Recorder final : public EventSink {
-public:
-    std::vector<Seen> seen;
-    void on_event(const ReadEvent& e) override {
-        seen.push_back({std::string(e.name), std::string(e.phase), std::string(e.thread_label), std::string(e.args_json),
-                        e.start.i, e.dur.i});
-    }
-};
-
-std::vector<Seen> read_all(const std::string& text, std::size_t chunk) {
-    auto src = memory_source(text);
-    ReaderSetup setup;
-    setup.node_id = "n";
-    setup.chunk_bytes = chunk;
-    Recorder r;
-    read_trace_events(*src, setup, r);
-    return r.seen;
-}
 
 // Strings holding brackets, quotes and backslashes, nested args, elements that are not objects
 // and a re-declared process: everything the batch scanner must step over exactly.
@@ -57,15 +33,15 @@ std::string awkward_trace(int events) {
 
 TEST(TraceReaderBatches, EveryBufferSizeReadsTheSameEvents) {
     const std::string text = awkward_trace(3000);
-    const std::vector<Seen> whole = read_all(text, 1 << 22);
+    const std::vector<EventSeen> whole = read_all_events(text, 1 << 22);
     ASSERT_EQ(whole.size(), 3000u);
     EXPECT_EQ(whole[5].name, "op\"}{[\\5]");
     EXPECT_EQ(whole[5].args, "{\"deep\": [[{\"k\": \"}\"}]], \"step_num\": \"0\"}");
     EXPECT_EQ(whole[5].phase, "Forward");
     EXPECT_EQ(whole[2999].phase, "Backward");
-    EXPECT_EQ(whole[2999].start, 1000 + 29990);
+    EXPECT_EQ(whole[2999].start, ringprof::testing::show(TraceNumber::integer(1000 + 29990)));
     for (std::size_t chunk : {16, 17, 63, 64, 65, 200, 4096, 65536}) {
-        EXPECT_TRUE(read_all(text, chunk) == whole) << "buffer of " << chunk << " bytes";
+        EXPECT_TRUE(read_all_events(text, chunk) == whole) << "buffer of " << chunk << " bytes";
     }
 }
 
@@ -78,7 +54,7 @@ TEST(TraceReaderBatches, ASyntaxErrorInsideABatchNamesItsEventAndByte) {
     const std::size_t bad = at + std::string("\"ts\": 15000").size();
     for (std::size_t chunk : {std::size_t{64}, std::size_t{4096}, std::size_t{1} << 22}) {
         try {
-            read_all(text, chunk);
+            read_all_events(text, chunk);
             ADD_FAILURE() << "accepted a broken event with a buffer of " << chunk;
         } catch (const InputError& e) {
             EXPECT_NE(std::string(e.what()).find("(at byte " + std::to_string(bad) + ")"), std::string::npos)
@@ -102,12 +78,12 @@ TEST(TraceReaderKeys, EscapedKeysMeanTheSameAsPlainOnes) {
 {"name": "process_n\u0061me", "ph": "M", "p\u0069d": 1, "\u0061rgs": {"n\u0061me": "Forward"}},
 {"name": "a", "p\u0068": "X", "t\u0073": 1, "\u0064ur": 2, "pid": 1, "args": {"n\u0061me": "x", "k\u00e9y": "v"}}])";
     for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{16}}) {
-        const auto expected = read_all(plain, chunk);
+        const auto expected = read_all_events(plain, chunk);
         ASSERT_EQ(expected.size(), 1u);
         EXPECT_EQ(expected[0].phase, "Forward");
-        EXPECT_EQ(expected[0].start, 1001);
+        EXPECT_EQ(expected[0].start, ringprof::testing::show(TraceNumber::integer(1001)));
         EXPECT_EQ(expected[0].args, R"({"name": "x", "k\u00e9y": "v"})");
-        EXPECT_EQ(read_all(escaped, chunk), expected) << "chunk " << chunk;
+        EXPECT_EQ(read_all_events(escaped, chunk), expected) << "chunk " << chunk;
     }
 }
 
