@@ -124,6 +124,72 @@ TEST(TimelineRecords, ASpanTakesOneSixteenByteSlotWhenItsValuesFit) {
     EXPECT_EQ(records[200].depth, 0u);
 }
 
+// The decode loop appends compact spans through a cursor of its own and hands the stream's end
+// back around every other record: long spans, gauges and steps land between compact spans, and
+// the stream regrows (past 4,096 and 8,192 slots) in the middle of one decode, in order
+// and without a record lost, overwritten or duplicated.
+TEST(TimelineRecords, CompactSpansAndEveryOtherRecordKeepTheirOrderAcrossTheStreamsRegrowth) {
+    constexpr std::uint64_t kSpans = 10'000;
+    detail::ThreadRing ring(1 << 15);
+    std::vector<Event> events;
+    std::vector<TimelineRecord> expected;
+    const std::uint64_t t0 = 1'000'000;
+    for (std::uint64_t k = 0; k < kSpans; ++k) {
+        const std::uint64_t t = t0 + 1000 * k;
+        if (k % 500 == 0) {  // a gauge sample: two slots
+            events.push_back({t, detail::make_tag(&kLoss, EventKind::Gauge)});
+            events.push_back({bits_of(static_cast<double>(k)), 0});
+            expected.push_back(TimelineRecord::gauge(&kLoss, t, static_cast<double>(k)));
+        }
+        if (k == kSpans / 2) {  // a step opens: its record and the thread's new step
+            events.push_back({t, detail::make_tag(std::uint64_t{1}, EventKind::StepBegin)});
+            events.push_back({7, 0});
+            expected.push_back(TimelineRecord::step_begin(1, 7, t, 0));
+            expected.push_back(TimelineRecord::thread(0, 7, t0));  // the pass's first tick: its base
+        }
+        // Every seventh span too long for one slot.
+        const std::uint64_t width = k % 7 == 0 ? (std::uint64_t{1} << 33) + k : 10 + k % 5;
+        events.push_back({t + 1, detail::make_tag(&kWork, EventKind::Begin)});
+        events.push_back({t + 1 + width, detail::make_tag(&kWork, EventKind::End)});
+        expected.push_back(TimelineRecord::span(&kWork, t + 1, t + 1 + width, 0));
+        if (k == kSpans / 2 + 1) {
+            events.push_back({t + 2 + width, detail::make_tag(std::uint64_t{1}, EventKind::StepEnd)});
+            expected.push_back(TimelineRecord::step_end(1, 7, t0 + 1000 * (kSpans / 2), t + 2 + width, 0));
+            expected.push_back(TimelineRecord::thread(0, -1, t0));
+        }
+    }
+    ASSERT_TRUE(ring.ring().try_write(events.data(), events.size()));
+    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
+    detail::Aggregator aggregator(clock);
+    detail::ThreadTrack track(&ring, 0);
+    detail::TimelineRecords stream;
+    const std::uint64_t head = ring.ring().readable_head();
+    ASSERT_EQ(aggregator.decode(track, ring.ring().tail(), head, &stream), head);
+    ASSERT_GT(stream.slots(), 8'192u) << "the stream regrew twice during the decode";
+
+    const std::vector<TimelineRecord> records = stream.decoded();
+    ASSERT_EQ(records.size(), expected.size() + 1);
+    EXPECT_EQ(records[0].kind, Kind::Thread);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const TimelineRecord& got = records[i + 1];
+        const TimelineRecord& want = expected[i];
+        ASSERT_EQ(got.kind, want.kind) << "record " << i + 1;
+        EXPECT_EQ(got.begin_ticks, want.begin_ticks) << "record " << i + 1;
+        if (want.kind == Kind::Thread) {
+            EXPECT_EQ(got.tid(), records[0].tid()) << "record " << i + 1;
+            EXPECT_EQ(got.step, want.step) << "record " << i + 1;
+            continue;
+        }
+        EXPECT_EQ(got.end_ticks, want.end_ticks) << "record " << i + 1;
+        if (want.is_step()) {
+            EXPECT_EQ(got.step, want.step) << "record " << i + 1;
+        } else {
+            EXPECT_EQ(got.site, want.site) << "record " << i + 1;
+            EXPECT_EQ(got.depth, want.depth) << "record " << i + 1;
+        }
+    }
+}
+
 // The compact form's limits, each side of each: what goes in comes out, in one slot or two.
 TEST(TimelineRecords, EverySpanComesOutAsItWentInWhetherItsValuesFitOneSlotOrNot) {
     const std::uint64_t base = 5'000'000'000u;

@@ -46,10 +46,14 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
     // are counted from the pass's first tick, which keeps nearly all of them in one slot.
     const std::uint64_t base_ticks = from < to ? ring.at(from).tsc : 0;
     TimelineRecords::Mark records_before{}, after_thread{};
+    // Spans go through a cursor held in registers; every other record is appended to `records`
+    // after the cursor hands its end back, and the cursor is taken again after it.
+    TimelineRecords::SpanCursor spans;
     if (kTimeline) {
         records_before = records->mark();
         records->append(TimelineRecord::thread(track.tid, track.step, base_ticks));
         after_thread = records->mark();
+        spans = records->cursor();
     }
     std::uint64_t i = from;
     while (i < to) {
@@ -75,8 +79,10 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                     track.tree.charge(open.node, e.tsc - open.begin_ticks);
                     if (kTimeline) {
                         const CallNode& n = track.tree.nodes()[open.node];
-                        if (!records->try_append_compact_span(n.span_word, open.begin_ticks, e.tsc)) {
+                        if (!spans.try_append(n.span_word, open.begin_ticks, e.tsc)) {
+                            records->advance_to(spans);
                             records->append(TimelineRecord::span(n.site, open.begin_ticks, e.tsc, n.span_depth()));
+                            spans = records->cursor();
                         }
                     }
                 }
@@ -100,8 +106,10 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 track.step = open.step;
                 track.step_mode = open.mode;
                 if (kTimeline) {
+                    records->advance_to(spans);
                     records->append(TimelineRecord::step_begin(open.mode, open.step, open.begin_ticks, open.depth));
                     records->append(TimelineRecord::thread(track.tid, track.step, base_ticks));
+                    spans = records->cursor();
                 }
                 break;
             }
@@ -113,8 +121,10 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 track.step = track.steps.empty() ? -1 : track.steps.back().step;
                 track.step_mode = track.steps.empty() ? 0 : track.steps.back().mode;
                 if (kTimeline) {
+                    records->advance_to(spans);
                     records->append(TimelineRecord::step_end(open.mode, open.step, open.begin_ticks, e.tsc, open.depth));
                     records->append(TimelineRecord::thread(track.tid, track.step, base_ticks));
+                    spans = records->cursor();
                 }
                 break;
             }
@@ -122,7 +132,11 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 length = 2;
                 const auto* site = static_cast<const Site*>(pointer_of(e.tag));
                 extras_.gauge(site->name).set(as_double(ring.at(i + 1).tsc), clock_.to_monotonic_ns(e.tsc));
-                if (kTimeline) records->append(TimelineRecord::gauge(site, e.tsc, as_double(ring.at(i + 1).tsc)));
+                if (kTimeline) {
+                    records->advance_to(spans);
+                    records->append(TimelineRecord::gauge(site, e.tsc, as_double(ring.at(i + 1).tsc)));
+                    spans = records->cursor();
+                }
                 break;
             }
             case EventKind::ContextCapture: {
@@ -138,6 +152,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 if (slot.id == id) {
                     path_id = slot.path_id;
                 } else if (track.blocked_passes < 2) {
+                    if (kTimeline) records->advance_to(spans);
                     take_back_if_alone(records, records_before, after_thread);
                     return i;  // its capture is in a ring not read yet
                 }
@@ -153,6 +168,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
         }
         i += length;
     }
+    if (kTimeline) records->advance_to(spans);
     take_back_if_alone(records, records_before, after_thread);
     return i;
 }
