@@ -48,7 +48,7 @@ inline constexpr std::size_t kCacheLine = 64;
 // the line to arrive; at a segment's last four lines the prefetch points past it, which cannot
 // fault. bench_overhead, paired fastest of 5, 3 alternating runs at load 2.7-4.3:
 // one producer 1.04-1.06x the rdtsc pair without it, 1.01-1.05x with it; two producers
-// 1.04-1.07x and 1.00-1.05x (1024 bytes ahead: 1.05-1.06x both). One instruction per scope.
+// 1.04-1.07x and 1.00-1.06x (1024 bytes ahead: 1.05-1.06x both). One instruction per scope.
 inline constexpr std::size_t kWriteAhead = 4 * kCacheLine;
 
 // Events [start, start + capacity) of a ring's index space, at most, live here.
