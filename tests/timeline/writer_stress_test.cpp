@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "engine/clock_calibration.hpp"
@@ -88,6 +89,61 @@ TEST(TimelineWriter, DropsAndCountsWhenTheWriterFallsBehind) {
     EXPECT_GT(writer.dropped_spans(), 0u) << "the backend is slow enough to fall behind";
     EXPECT_EQ(backend.delivered - backend.steps + writer.dropped_spans(), produced) << "every span delivered or counted";
     EXPECT_EQ(backend.steps, static_cast<std::size_t>(passes)) << "steps are never dropped";
+}
+
+// Stops in on_spans until released (at most 30 s, so a broken test cannot hang CI).
+class BlockedBackend : public TimelineBackend {
+public:
+    const char* name() const override { return "blocked"; }
+    void on_spans(const SpanBatch& b) override {
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (!released.load() && std::chrono::steady_clock::now() < give_up) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        for (const Span& s : b.spans) delivered += step_mode_of(s.site) < 0;  // steps are not spans here
+    }
+    std::atomic<bool> released{false};
+    std::atomic<std::size_t> delivered{0};
+};
+
+// Behind a backend that does not return, the queue holds at most its span budget of stream
+// memory, plus the few records of each later pass it keeps (its steps): a pass's spans are dropped
+// and counted, and the pass's memory goes back to the pool instead of waiting in the queue.
+TEST(TimelineWriter, ABlockedBackendHoldsTheQueueToItsBudgetInMemoryToo) {
+    detail::ClockCalibration clock;
+    detail::TimelineOptions options;
+    options.queue_spans = 20000;
+    detail::TimelineWriter writer(clock, options);
+    BlockedBackend backend;
+    writer.add_backend(&backend);
+    writer.start();
+    const long passes = 400;
+    const std::size_t per_pass = 5000;
+    detail::TimelineRecords raw;
+    const std::vector<detail::SpanThread> threads{{7, "producer"}};
+    std::uint64_t t = detail::read_ticks();
+    std::size_t produced = 0;
+    for (long p = 0; p < passes; ++p) {
+        raw.append(detail::TimelineRecord::thread(7, -1));
+        if (p % 2 == 0) raw.append(detail::TimelineRecord::step_begin(0, p, t, 0));
+        for (std::size_t i = 0; i < per_pass; ++i) {
+            raw.append(detail::TimelineRecord::span(&kSite, t + 1, t + 2, 1));
+            ++produced;
+        }
+        if (p % 2 == 0) raw.append(detail::TimelineRecord::step_end(0, p, t, t + 3, 0));
+        t += 4;
+        writer.on_pass(raw, threads);
+        raw.clear();
+    }
+    // Spans within the budget, each with a pass's slack, and a handful of slots per kept pass.
+    const std::size_t bound = 2 * options.queue_spans + static_cast<std::size_t>(passes) * 16;
+    EXPECT_LE(writer.queued_slots(), bound) << "stream memory queued behind the blocked backend";
+    EXPECT_GT(writer.dropped_spans(), 0u);
+    backend.released = true;
+    { const auto hold = writer.hold(); }
+    writer.stop();
+    EXPECT_EQ(writer.queued_slots(), 0u);
+    EXPECT_EQ(backend.delivered + writer.dropped_spans(), produced) << "every span delivered or counted";
 }
 
 TEST(TimelineWriter, ManyThreadsThroughARealSessionLoseNothing) {

@@ -118,17 +118,33 @@ void TimelineWriter::enqueue(Item item) {
     const std::size_t n = item.raw.records();
     if (n != 0 && in_flight_.load(std::memory_order_acquire) + n > options_.queue_spans) {
         // The writer is behind: keep the steps (a handful per second) and the Thread records
-        // they belong to, in order; lose the spans and gauge samples, counted.
-        TimelineRecords kept;
+        // they belong to, in order; lose the spans and gauge samples, counted. The pass's stream
+        // goes back to the pool, and what is kept takes only its own few slots: queued behind a
+        // writer that does not return, each pass held a whole pass's memory (400 passes of 5,000
+        // spans: 64 MB, ABlockedBackendHoldsTheQueueToItsBudgetInMemoryToo).
+        std::size_t kept_records = 0, steps = 0;
         item.raw.for_each([&](const TimelineRecord& r) {
-            if (r.kind != TimelineRecord::Kind::Span && r.kind != TimelineRecord::Kind::Gauge) kept.append(r);
+            if (r.kind == TimelineRecord::Kind::Span || r.kind == TimelineRecord::Kind::Gauge) return;
+            ++kept_records;
+            steps += r.kind != TimelineRecord::Kind::Thread;
         });
-        dropped_.fetch_add(n - kept.records(), std::memory_order_relaxed);
-        item.raw.clear();
-        item.raw.append_all(kept);  // keeps the recycled capacity in circulation
+        dropped_.fetch_add(n - kept_records, std::memory_order_relaxed);
+        TimelineRecords kept;
+        if (steps != 0) {
+            kept.reserve_slots(2 * kept_records);  // a kept record takes at most two slots
+            item.raw.for_each([&](const TimelineRecord& r) {
+                if (r.kind != TimelineRecord::Kind::Span && r.kind != TimelineRecord::Kind::Gauge) kept.append(r);
+            });
+        }
+        recycle(item.raw);
+        item.raw = std::move(kept);
+        // Thread records alone say nothing the next pass will not say again.
+        if (steps == 0 && item.names.empty()) return;
     }
     item.budget = item.raw.records();
     in_flight_.fetch_add(item.budget, std::memory_order_acq_rel);
+    item.held_slots = item.raw.capacity_slots();
+    queued_slots_.fetch_add(item.held_slots, std::memory_order_relaxed);
     queue_.enqueue(std::move(item));
 }
 
@@ -255,9 +271,14 @@ void TimelineWriter::process(Item& item) {
     release_pending(item.barrier != 0 ? StepIntervals::kOpen : item.horizon);
     if (item.barrier != 0 || batch_.spans.size() >= kBatchSpans / 8) deliver();
     if (item.budget != 0) in_flight_.fetch_sub(item.budget, std::memory_order_acq_rel);
-    if (item.raw.capacity_slots() != 0 && free_.size_approx() < kFreeVectors) {
-        item.raw.clear();
-        free_.enqueue(std::move(item.raw));
+    queued_slots_.fetch_sub(item.held_slots, std::memory_order_relaxed);
+    recycle(item.raw);
+}
+
+void TimelineWriter::recycle(TimelineRecords& stream) {
+    if (stream.capacity_slots() != 0 && free_.size_approx() < kFreeVectors) {
+        stream.clear();
+        free_.enqueue(std::move(stream));
     }
 }
 

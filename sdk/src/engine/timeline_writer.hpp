@@ -98,6 +98,8 @@ public:
     void set_problem_reporter(ProblemReporter reporter) { reporter_ = std::move(reporter); }
 
     std::uint64_t dropped_spans() const { return dropped_.load(std::memory_order_relaxed); }
+    // Slots of stream memory in items waiting for the writer (the queue's memory, for tests).
+    std::size_t queued_slots() const { return queued_slots_.load(std::memory_order_relaxed); }
     std::uint64_t filtered_spans() const { return filtered_.load(std::memory_order_relaxed); }
 
 private:
@@ -109,6 +111,7 @@ private:
         std::uint64_t barrier = 0;    // nonzero: deliver everything, acknowledge, wait for release
         bool last = false;            // the writer exits after this item
         std::size_t budget = 0;       // records charged to in_flight_
+        std::size_t held_slots = 0;   // the stream's capacity, charged to queued_slots_
     };
     struct Sink {
         Backend* backend;
@@ -118,6 +121,8 @@ private:
     // Drainer side.
     void copy_filtered(const TimelineRecords& raw, TimelineRecords& out);
     void enqueue(Item item);
+    // Either side: an emptied stream back to the pool (or freed, when the pool is full).
+    void recycle(TimelineRecords& stream);
     std::uint64_t send_barrier(bool last);
     void wake_writer();
 
@@ -154,6 +159,7 @@ private:
     moodycamel::ConcurrentQueue<Item> queue_;
     moodycamel::ConcurrentQueue<TimelineRecords> free_;  // emptied streams, reused
     std::atomic<std::size_t> in_flight_{0};
+    std::atomic<std::size_t> queued_slots_{0};
     std::atomic<std::uint64_t> dropped_{0};
     std::atomic<std::uint64_t> filtered_{0};
 
