@@ -4,6 +4,7 @@
 
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof {
 namespace {
@@ -22,10 +23,7 @@ void compiled_out_work() {
 
 TEST(CompiledOut, MarkersRecordNothing) {
     testing::TempDir dir;
-    Config c;
-    c.output_dir = dir.str();
-    c.run_id = "off";
-    c.backends = {"timers"};
+    Config c = ringprof::testing::timers_only(dir, "off");
     Session session(c);
     for (int i = 0; i < 100; ++i) compiled_out_work();
     const Snapshot s = session.snapshot();

@@ -8,6 +8,7 @@
 
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof {
 namespace {
@@ -29,10 +30,7 @@ std::uint64_t recorded_levels(const TimerNode& root) {
 
 TEST(DropAccounting, RefusedScopesAreCountedWhileTheThreadLivesAndAfterItExits) {
     testing::TempDir dir;
-    Config c;
-    c.output_dir = dir.str();
-    c.run_id = "drops";
-    c.backends = {"timers"};
+    Config c = ringprof::testing::timers_only(dir, "drops");
     c.ring_bytes = kRingEvents * 16;
     Session session(c);
     std::uint64_t seen_by_thread = 0, total_while_alive = 0;

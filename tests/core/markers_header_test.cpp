@@ -9,6 +9,7 @@
 #include "markers_only.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof {
 namespace {
@@ -36,10 +37,7 @@ private:
 
 TEST(MarkersHeader, MarkersFromAFileIncludingOnlyMarkersHppRecordScopesGaugesAndSteps) {
     testing::TempDir dir;
-    Config c;
-    c.output_dir = dir.str();
-    c.run_id = "markers";
-    c.backends = {"timers"};
+    Config c = ringprof::testing::timers_only(dir, "markers");
     Session session(c);
     auto steps = std::make_unique<StepSpans>();
     StepSpans* seen = steps.get();

@@ -12,6 +12,7 @@
 
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
+#include "timers_only_config.hpp"
 
 namespace {
 thread_local std::uint64_t t_allocations = 0;
@@ -54,10 +55,7 @@ void leaf() { PROF_FUNCTION(); }
 
 TEST(HotPath, MillionScopesAllocateNothingAfterWarmUp) {
     testing::TempDir dir;
-    Config c;
-    c.output_dir = dir.str();
-    c.run_id = "alloc";
-    c.backends = {"timers"};
+    Config c = ringprof::testing::timers_only(dir, "alloc");
     Session session(c);
     { PROF_SCOPE("warm_up"); leaf(); }  // registers this thread's ring (the slow path)
     const std::uint64_t before = t_allocations;
@@ -77,10 +75,7 @@ TEST(HotPath, MillionScopesAllocateNothingAfterWarmUp) {
 
 TEST(Api, SetThreadNameNeverThrowsWhenMemoryRunsOutAndTheThreadKeepsItsName) {
     testing::TempDir dir;
-    Config c;
-    c.output_dir = dir.str();
-    c.run_id = "names";
-    c.backends = {"timers"};
+    Config c = ringprof::testing::timers_only(dir, "names");
     Session session(c);
     set_thread_name("before");
     { PROF_SCOPE("named"); }

@@ -15,6 +15,7 @@
 #include "ringprof/snapshot_file_backend.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof::testing {
 namespace {
@@ -85,10 +86,7 @@ TEST(SnapshotFileBackend, AUserBackendWritesEachFileFromItsRenderFunctionLikeThe
     TempDir dir;
     // In a child process, like every session here: this process stays without one.
     const Outcome o = run_bounded([&] {
-        Config c;
-        c.output_dir = dir.str();
-        c.run_id = "mine";
-        c.backends = {"timers"};
+        Config c = ringprof::testing::timers_only(dir, "mine");
         Session session(c);
         session.add_backend(std::make_unique<SnapshotFileBackend>(
             "counts", std::vector<SnapshotFile>{

@@ -13,6 +13,7 @@
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof::testing {
 namespace {
@@ -87,10 +88,7 @@ TEST(Exit, AProfileOnTheDefaultSessionNeitherCrashesNorHangsWhenTheProcessExits)
 TEST(Exit, AProfileWhoseSessionHasEndedReturnsNothingAndNeverTouchesIt) {
     TempDir dir;
     const Outcome o = run_bounded([&] {
-        Config c;
-        c.output_dir = dir.str();
-        c.run_id = "ended";
-        c.backends = {"timers"};
+        Config c = ringprof::testing::timers_only(dir, "ended");
         auto session = std::make_unique<Session>(c);
         Profile profile;  // on the running session, which it did not start
         {
@@ -110,10 +108,7 @@ TEST(Exit, ExplicitSessionEndingWhileOtherThreadsFlushDoesNotHang) {
     TempDir dir;
     const Outcome o = run_bounded([&] {
         for (int round = 0; round < 20; ++round) {
-            Config c;
-            c.output_dir = dir.str();
-            c.run_id = "explicit";
-            c.backends = {"timers"};
+            Config c = ringprof::testing::timers_only(dir, "explicit");
             std::atomic<bool> stop{false};
             std::thread racer;
             {
@@ -193,10 +188,7 @@ TEST(Exit, FlushFromInsideABackendNeitherDeadlocksNorRecurses) {
     const Outcome o = run_bounded([&] {
         std::atomic<int> calls[2] = {{0}, {0}};
         {
-            Config c;
-            c.output_dir = dir.str();
-            c.run_id = "reentrant";
-            c.backends = {"timers"};
+            Config c = ringprof::testing::timers_only(dir, "reentrant");
             Session session(c);
             session.add_backend(std::make_unique<ReentrantBackend>(calls));
             for (int i = 0; i < 100; ++i) {

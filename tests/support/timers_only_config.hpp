@@ -6,10 +6,11 @@
 
 namespace ringprof::testing {
 
-inline Config timers_only(const TempDir& dir) {
+// `run_id` names the output files (<run_id>_timers.json).
+inline Config timers_only(const TempDir& dir, const char* run_id = "test") {
     Config c;
     c.output_dir = dir.str();
-    c.run_id = "test";
+    c.run_id = run_id;
     c.backends = {"timers"};
     return c;
 }

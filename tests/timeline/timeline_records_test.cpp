@@ -25,6 +25,17 @@ using detail::EventKind;
 using detail::TimelineRecord;
 using Kind = detail::TimelineRecord::Kind;
 
+// One decode of everything written to `ring` (a clock of 1 ns a tick) into a timeline stream.
+detail::TimelineRecords decode_ring(detail::ThreadRing& ring) {
+    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
+    detail::Aggregator aggregator(clock);
+    detail::ThreadTrack track(&ring, 0);
+    detail::TimelineRecords stream;
+    const std::uint64_t head = ring.ring().readable_head();
+    EXPECT_EQ(aggregator.decode(track, ring.ring().tail(), head, &stream), head) << "decoded up to the head";
+    return stream;
+}
+
 alignas(16) constexpr Site kWork{"work", "", "", 0};
 alignas(16) constexpr Site kLoss{"loss", "", "", 0};
 
@@ -46,17 +57,12 @@ TEST(TimelineRecords, DecodingWritesAThreadRecordThenOneRecordPerSpanStepAndGaug
         {140, detail::make_tag(std::uint64_t{3}, EventKind::StepEnd)},
     };
     ASSERT_TRUE(ring.ring().try_write(events, sizeof events / sizeof events[0]));
-    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
-    detail::Aggregator aggregator(clock);
-    detail::ThreadTrack track(&ring, 0);
-    detail::TimelineRecords stream;
-    const std::uint64_t head = ring.ring().readable_head();
-    ASSERT_EQ(aggregator.decode(track, ring.ring().tail(), head, &stream), head);
+    const detail::TimelineRecords stream = decode_ring(ring);
     const std::vector<TimelineRecord> records = stream.decoded();
 
     ASSERT_EQ(records.size(), 7u);
     EXPECT_EQ(records[0].kind, Kind::Thread);
-    EXPECT_EQ(records[0].tid(), track.tid);
+    EXPECT_EQ(records[0].tid(), ring.tid());
     EXPECT_EQ(records[0].step, -1);
     EXPECT_EQ(records[1].kind, Kind::StepBegin);
     EXPECT_EQ(records[1].step, 42);
@@ -85,11 +91,7 @@ TEST(TimelineRecords, ADecodeThatFindsNothingForTheTimelineWritesNoRecord) {
     detail::ThreadRing ring(64);
     const Event begin{100, detail::make_tag(&kWork, EventKind::Begin)};
     ASSERT_TRUE(ring.ring().try_write(&begin, 1));
-    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
-    detail::Aggregator aggregator(clock);
-    detail::ThreadTrack track(&ring, 0);
-    detail::TimelineRecords records;
-    aggregator.decode(track, ring.ring().tail(), ring.ring().readable_head(), &records);
+    const detail::TimelineRecords records = decode_ring(ring);
     EXPECT_TRUE(records.empty()) << "an open scope is not on the timeline yet";
 }
 
@@ -104,11 +106,7 @@ TEST(TimelineRecords, ASpanTakesOneSixteenByteSlotWhenItsValuesFit) {
         events.push_back({t + 900, detail::make_tag(&kWork, EventKind::End)});
     }
     ASSERT_TRUE(ring.ring().try_write(events.data(), events.size()));
-    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
-    detail::Aggregator aggregator(clock);
-    detail::ThreadTrack track(&ring, 0);
-    detail::TimelineRecords stream;
-    aggregator.decode(track, ring.ring().tail(), ring.ring().readable_head(), &stream);
+    const detail::TimelineRecords stream = decode_ring(ring);
     EXPECT_EQ(stream.records(), 201u);
     EXPECT_EQ(stream.slots(), 202u) << "two for the Thread record, one per span";
     EXPECT_EQ(sizeof(detail::TimelineRecords::Slot), 16u);
@@ -159,12 +157,7 @@ TEST(TimelineRecords, CompactSpansAndEveryOtherRecordKeepTheirOrderAcrossTheStre
         }
     }
     ASSERT_TRUE(ring.ring().try_write(events.data(), events.size()));
-    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
-    detail::Aggregator aggregator(clock);
-    detail::ThreadTrack track(&ring, 0);
-    detail::TimelineRecords stream;
-    const std::uint64_t head = ring.ring().readable_head();
-    ASSERT_EQ(aggregator.decode(track, ring.ring().tail(), head, &stream), head);
+    const detail::TimelineRecords stream = decode_ring(ring);
     ASSERT_GT(stream.slots(), 8'192u) << "the stream regrew twice during the decode";
 
     const std::vector<TimelineRecord> records = stream.decoded();

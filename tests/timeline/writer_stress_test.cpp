@@ -53,34 +53,57 @@ private:
     std::atomic<bool> busy_{false};
 };
 
-TEST(TimelineWriter, DropsAndCountsWhenTheWriterFallsBehind) {
+// A started writer whose queue takes 20,000 records, delivering to `backend`.
+struct SmallQueueWriter {
+    static constexpr std::size_t kQueueSpans = 20000;
+    explicit SmallQueueWriter(TimelineBackend& backend) : writer(clock, options()) {
+        writer.add_backend(&backend);
+        writer.start();
+    }
+    static detail::TimelineOptions options() {
+        detail::TimelineOptions o;
+        o.queue_spans = kQueueSpans;
+        return o;
+    }
     detail::ClockCalibration clock;
-    detail::TimelineOptions options;
-    options.queue_spans = 20000;
-    detail::TimelineWriter writer(clock, options);
-    SlowBackend backend;
-    writer.add_backend(&backend);
-    writer.start();
-    const long passes = scaled(400);
-    const std::size_t per_pass = 5000;
+    detail::TimelineWriter writer;
+};
+
+// Hands the writer `passes` passes of `per_pass` spans each, every `step_every`-th pass inside a
+// step of its own, as the drainer does; returns the spans sent.
+std::size_t send_passes(detail::TimelineWriter& writer, long passes, std::size_t per_pass, long step_every) {
     detail::TimelineRecords raw;
     const std::vector<detail::SpanThread> threads{{7, "producer"}};
     std::uint64_t t = detail::read_ticks();
     std::size_t produced = 0;
     for (long p = 0; p < passes; ++p) {
+        const bool step = p % step_every == 0;
         raw.append(detail::TimelineRecord::thread(7, -1));
-        raw.append(detail::TimelineRecord::step_begin(0, p, t, 0));
-        raw.append(detail::TimelineRecord::thread(7, p));
+        if (step) {
+            raw.append(detail::TimelineRecord::step_begin(0, p, t, 0));
+            raw.append(detail::TimelineRecord::thread(7, p));
+        }
         for (std::size_t i = 0; i < per_pass; ++i) {
             raw.append(detail::TimelineRecord::span(&kSite, t + 1, t + 2, 1));
             ++produced;
         }
-        raw.append(detail::TimelineRecord::step_end(0, p, t, t + 3, 0));
-        raw.append(detail::TimelineRecord::thread(7, -1));
+        if (step) {
+            raw.append(detail::TimelineRecord::step_end(0, p, t, t + 3, 0));
+            raw.append(detail::TimelineRecord::thread(7, -1));
+        }
         t += 4;
         writer.on_pass(raw, threads);
         raw.clear();
     }
+    return produced;
+}
+
+TEST(TimelineWriter, DropsAndCountsWhenTheWriterFallsBehind) {
+    SlowBackend backend;
+    SmallQueueWriter w(backend);
+    detail::TimelineWriter& writer = w.writer;
+    const long passes = scaled(400);
+    const std::size_t produced = send_passes(writer, passes, 5000, 1);
     {
         const auto hold = writer.hold();
         EXPECT_EQ(backend.status.dropped_spans, writer.dropped_spans());
@@ -110,33 +133,13 @@ public:
 // memory, plus the few records of each later pass it keeps (its steps): a pass's spans are dropped
 // and counted, and the pass's memory goes back to the pool instead of waiting in the queue.
 TEST(TimelineWriter, ABlockedBackendHoldsTheQueueToItsBudgetInMemoryToo) {
-    detail::ClockCalibration clock;
-    detail::TimelineOptions options;
-    options.queue_spans = 20000;
-    detail::TimelineWriter writer(clock, options);
     BlockedBackend backend;
-    writer.add_backend(&backend);
-    writer.start();
+    SmallQueueWriter w(backend);
+    detail::TimelineWriter& writer = w.writer;
     const long passes = 400;
-    const std::size_t per_pass = 5000;
-    detail::TimelineRecords raw;
-    const std::vector<detail::SpanThread> threads{{7, "producer"}};
-    std::uint64_t t = detail::read_ticks();
-    std::size_t produced = 0;
-    for (long p = 0; p < passes; ++p) {
-        raw.append(detail::TimelineRecord::thread(7, -1));
-        if (p % 2 == 0) raw.append(detail::TimelineRecord::step_begin(0, p, t, 0));
-        for (std::size_t i = 0; i < per_pass; ++i) {
-            raw.append(detail::TimelineRecord::span(&kSite, t + 1, t + 2, 1));
-            ++produced;
-        }
-        if (p % 2 == 0) raw.append(detail::TimelineRecord::step_end(0, p, t, t + 3, 0));
-        t += 4;
-        writer.on_pass(raw, threads);
-        raw.clear();
-    }
+    const std::size_t produced = send_passes(writer, passes, 5000, 2);
     // Spans within the budget, each with a pass's slack, and a handful of slots per kept pass.
-    const std::size_t bound = 2 * options.queue_spans + static_cast<std::size_t>(passes) * 16;
+    const std::size_t bound = 2 * SmallQueueWriter::kQueueSpans + static_cast<std::size_t>(passes) * 16;
     EXPECT_LE(writer.queued_slots(), bound) << "stream memory queued behind the blocked backend";
     EXPECT_GT(writer.dropped_spans(), 0u);
     backend.released = true;

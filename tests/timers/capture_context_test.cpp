@@ -6,15 +6,13 @@
 
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof {
 namespace {
 
 Config contexts_config(const testing::TempDir& dir) {
-    Config c;
-    c.output_dir = dir.str();
-    c.run_id = "contexts";
-    c.backends = {"timers"};
+    Config c = ringprof::testing::timers_only(dir, "contexts");
     return c;
 }
 

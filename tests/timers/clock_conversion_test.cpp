@@ -10,6 +10,7 @@
 #include "ringprof/detail/clock.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof {
 namespace {
@@ -23,10 +24,7 @@ double seconds_between(Clock::time_point a, Clock::time_point b) {
 
 TEST(ClockConversion, ATimersTotalLiesBetweenItsSleepAndTheSteadyClockAroundIt) {
     testing::TempDir dir;
-    Config c;
-    c.output_dir = dir.str();
-    c.run_id = "clock";
-    c.backends = {"timers"};
+    Config c = ringprof::testing::timers_only(dir, "clock");
     Session session(c);
     const auto before = Clock::now();
     {

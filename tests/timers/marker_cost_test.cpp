@@ -16,6 +16,7 @@
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
 #include "engine/thread_ring.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof {
 namespace {
@@ -101,10 +102,7 @@ TEST(MarkerCost, IsWithinAPlausibleMultipleOfARawRdtscPair) {
 
 TEST(MarkerCost, IsMeasuredAtStartAndReportedInTheMetadata) {
     testing::TempDir dir;
-    Config c;
-    c.output_dir = dir.str();
-    c.run_id = "cost";
-    c.backends = {"timers"};
+    Config c = ringprof::testing::timers_only(dir, "cost");
     c.subtract_overhead = true;
     Session session(c);
     const Snapshot s = session.snapshot();

@@ -9,15 +9,13 @@
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof {
 namespace {
 
 Config edge_config(const testing::TempDir& dir) {
-    Config c;
-    c.output_dir = dir.str();
-    c.run_id = "edge";
-    c.backends = {"timers"};
+    Config c = ringprof::testing::timers_only(dir, "edge");
     return c;
 }
 
