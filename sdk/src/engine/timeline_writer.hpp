@@ -121,7 +121,8 @@ private:
     // Drainer side.
     void copy_filtered(const TimelineRecords& raw, TimelineRecords& out);
     void enqueue(Item item);
-    // Either side: an emptied stream back to the pool (or freed, when the pool is full).
+    // Either side: an emptied stream back to the pool; when the pool is full, the stream keeps its
+    // memory and whoever holds it frees it.
     void recycle(TimelineRecords& stream);
     std::uint64_t send_barrier(bool last);
     void wake_writer();
