@@ -246,7 +246,7 @@ void Drainer::run_commands() {
 }
 
 void Drainer::loop() {
-    t_thread_role = ThreadRole::Drainer;
+    take_role(ThreadRole::Drainer);
     auto sleep = kBusySleep;
     auto next_periodic = std::chrono::steady_clock::now() + std::chrono::milliseconds(periodic_ms_);
     for (;;) {

@@ -283,7 +283,7 @@ void TimelineWriter::recycle(TimelineRecords& stream) {
 }
 
 void TimelineWriter::loop() {
-    t_thread_role = ThreadRole::TimelineWriter;
+    take_role(ThreadRole::TimelineWriter);
     auto poll = std::chrono::duration_cast<std::chrono::microseconds>(kMinPoll);
     auto last_tick = std::chrono::steady_clock::now();
     for (;;) {
