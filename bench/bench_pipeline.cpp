@@ -253,9 +253,11 @@ private:
 void BM_PipelineFlatOut(benchmark::State& state) {
     const int producers = static_cast<int>(state.range(0));
     const bool every_output = state.range(1) != 0;
-    // Long enough for the steady state: at 500,000 the first passes (growing the timeline's
-    // buffers, the writer starting) were most of the drainer's CPU time with every output on.
-    constexpr int kScopesPerThread = 5'000'000;
+    // Long enough for the steady state. With every output on, the drainer's first passes fill the
+    // timeline queue (a million spans copied into fresh memory) before the writer falls behind
+    // and later passes withhold their spans: at 500,000 scopes that start was most of the
+    // drainer's CPU time.
+    constexpr int kScopesPerThread = 10'000'000;
     ringprof::Config c;
     c.output_dir = "./ringprof_bench_out";
     c.run_id = "bench_pipeline";

@@ -25,14 +25,15 @@ using detail::EventKind;
 using detail::TimelineRecord;
 using Kind = detail::TimelineRecord::Kind;
 
-// One decode of everything written to `ring` (a clock of 1 ns a tick) into a timeline stream.
-detail::TimelineRecords decode_ring(detail::ThreadRing& ring) {
+// One decode of everything written to `ring` (a clock of 1 ns a tick) into a timeline stream;
+// with `withheld`, the spans withheld (only counted there).
+detail::TimelineRecords decode_ring(detail::ThreadRing& ring, detail::WithheldSpans* withheld = nullptr) {
     detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
     detail::Aggregator aggregator(clock);
     detail::ThreadTrack track(&ring, 0);
     detail::TimelineRecords stream;
     const std::uint64_t head = ring.ring().readable_head();
-    EXPECT_EQ(aggregator.decode(track, ring.ring().tail(), head, &stream), head) << "decoded up to the head";
+    EXPECT_EQ(aggregator.decode(track, ring.ring().tail(), head, &stream, withheld), head) << "decoded up to the head";
     return stream;
 }
 
@@ -85,6 +86,42 @@ TEST(TimelineRecords, DecodingWritesAThreadRecordThenOneRecordPerSpanStepAndGaug
     EXPECT_EQ(records[5].end_ticks, 140u);
     EXPECT_EQ(records[6].kind, Kind::Thread);
     EXPECT_EQ(records[6].step, -1);
+}
+
+// The pass the writer has no room for: the same events as above and a nest of three levels, with
+// filters that keep depths 0-1 of 5 ticks or more.
+TEST(TimelineRecords, APassWithItsSpansWithheldWritesItsStepsAndCountsItsSpansAsTheFiltersWould) {
+    detail::ThreadRing ring(64);
+    const Event events[] = {
+        {100, detail::make_tag(std::uint64_t{3}, EventKind::StepBegin)},
+        {42, 0},
+        {110, detail::make_tag(&kWork, EventKind::Begin)},  // depth 0, 20 ticks: dropped
+        {120, detail::make_tag(&kLoss, EventKind::Gauge)},  // a gauge sample: dropped
+        {bits_of(0.5), 0},
+        {121, detail::make_tag(&kWork, EventKind::Begin)},  // depth 1, 3 ticks: filtered (short)
+        {122, detail::make_tag(&kLoss, EventKind::Begin)},  // depth 2: filtered (deep)
+        {123, detail::make_tag(&kLoss, EventKind::End)},
+        {124, detail::make_tag(&kWork, EventKind::End)},
+        {130, detail::make_tag(&kWork, EventKind::End)},
+        {131, detail::make_tag(&kWork, EventKind::Begin)},  // depth 0, 8 ticks: dropped
+        {139, detail::make_tag(&kWork, EventKind::End)},
+        {140, detail::make_tag(std::uint64_t{3}, EventKind::StepEnd)},
+    };
+    ASSERT_TRUE(ring.ring().try_write(events, sizeof events / sizeof events[0]));
+    detail::WithheldSpans withheld;
+    withheld.max_depth = 2;
+    withheld.min_ticks = 5;
+    const std::vector<TimelineRecord> records = decode_ring(ring, &withheld).decoded();
+
+    EXPECT_EQ(withheld.dropped, 3u) << "two spans that pass the filters and the gauge sample";
+    EXPECT_EQ(withheld.filtered, 2u);
+    std::vector<Kind> kinds;
+    for (const TimelineRecord& r : records) kinds.push_back(r.kind);
+    EXPECT_EQ(kinds, (std::vector<Kind>{Kind::Thread, Kind::StepBegin, Kind::Thread, Kind::StepEnd, Kind::Thread}))
+        << "the step and the thread it ran on, as with every span written";
+    ASSERT_EQ(records.size(), 5u);
+    EXPECT_EQ(records[3].step, 42);
+    EXPECT_EQ(records[3].end_ticks, 140u);
 }
 
 TEST(TimelineRecords, ADecodeThatFindsNothingForTheTimelineWritesNoRecord) {

@@ -114,26 +114,37 @@ TEST(TimelineWriter, DropsAndCountsWhenTheWriterFallsBehind) {
     EXPECT_EQ(backend.steps, static_cast<std::size_t>(passes)) << "steps are never dropped";
 }
 
+// What a BlockedBackend saw, kept outside it (a session destroys the backends it owns).
+struct BlockedTally {
+    std::atomic<bool> released{false};
+    std::atomic<std::size_t> delivered{0};  // spans, steps left out
+    TimelineStatus status;                  // the last flush's (read after the writer has stopped)
+};
+
 // Stops in on_spans until released (at most 30 s, so a broken test cannot hang CI).
 class BlockedBackend : public TimelineBackend {
 public:
+    explicit BlockedBackend(BlockedTally& tally) : tally_(tally) {}
     const char* name() const override { return "blocked"; }
     void on_spans(const SpanBatch& b) override {
         const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-        while (!released.load() && std::chrono::steady_clock::now() < give_up) {
+        while (!tally_.released.load() && std::chrono::steady_clock::now() < give_up) {
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         }
-        for (const Span& s : b.spans) delivered += step_mode_of(s.site) < 0;  // steps are not spans here
+        for (const Span& s : b.spans) tally_.delivered += step_mode_of(s.site) < 0;
     }
-    std::atomic<bool> released{false};
-    std::atomic<std::size_t> delivered{0};
+    void on_timeline_flush(const TimelineStatus& s) override { tally_.status = s; }
+
+private:
+    BlockedTally& tally_;
 };
 
 // Behind a backend that does not return, the queue holds at most its span budget of stream
 // memory, plus the few records of each later pass it keeps (its steps): a pass's spans are dropped
 // and counted, and the pass's memory goes back to the pool instead of waiting in the queue.
 TEST(TimelineWriter, ABlockedBackendHoldsTheQueueToItsBudgetInMemoryToo) {
-    BlockedBackend backend;
+    BlockedTally tally;
+    BlockedBackend backend(tally);
     SmallQueueWriter w(backend);
     detail::TimelineWriter& writer = w.writer;
     const long passes = 400;
@@ -142,11 +153,77 @@ TEST(TimelineWriter, ABlockedBackendHoldsTheQueueToItsBudgetInMemoryToo) {
     const std::size_t bound = 2 * SmallQueueWriter::kQueueSpans + static_cast<std::size_t>(passes) * 16;
     EXPECT_LE(writer.queued_slots(), bound) << "stream memory queued behind the blocked backend";
     EXPECT_GT(writer.dropped_spans(), 0u);
-    backend.released = true;
+    tally.released = true;
     { const auto hold = writer.hold(); }
     writer.stop();
     EXPECT_EQ(writer.queued_slots(), 0u);
-    EXPECT_EQ(backend.delivered + writer.dropped_spans(), produced) << "every span delivered or counted";
+    EXPECT_EQ(tally.delivered + writer.dropped_spans(), produced) << "every span delivered or counted";
+}
+
+// Behind a blocked backend the queue fills, and the drainer is told to withhold the spans of the
+// passes that follow (timeline_records.hpp, WithheldSpans), with the writer's filters to count
+// them by; once the writer has caught up, spans are written again.
+TEST(TimelineWriter, PassesAreToldToWithholdTheirSpansWhileALikePassWouldNotFitTheQueue) {
+    BlockedTally tally;
+    BlockedBackend backend(tally);
+    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
+    detail::TimelineOptions options;
+    options.queue_spans = 20000;
+    options.max_depth = 3;  // send_passes' spans are at depth 1, and 1 tick long: no duration limit
+    detail::TimelineWriter writer(clock, options);
+    writer.add_backend(&backend);
+    writer.start();
+    detail::WithheldSpans limits;
+    ASSERT_TRUE(writer.room_for_spans(limits)) << "an empty queue";
+    int passes = 0;
+    while (writer.room_for_spans(limits) && passes < 100) {
+        send_passes(writer, 1, 5000, 1);
+        ++passes;
+    }
+    EXPECT_FALSE(writer.room_for_spans(limits)) << "the queue fills behind the blocked backend";
+    EXPECT_LE(passes, 5) << "four passes of 5,000 fill a queue of 20,000";
+    EXPECT_EQ(limits.max_depth, 3u);
+    EXPECT_EQ(limits.min_ticks, 0u);
+    tally.released = true;
+    { const auto hold = writer.hold(); }
+    detail::WithheldSpans after;
+    EXPECT_TRUE(writer.room_for_spans(after)) << "the writer has caught up";
+    writer.stop();
+}
+
+// End to end, with spans withheld at the source: behind a blocked backend, a producer records
+// bursts of scope pairs, a few passes' worth of which fill the queue; the drainer withholds the
+// spans of every pass after that. The inner scope of each pair is below the depth limit.
+TEST(TimelineWriter, EverySpanOfARealSessionBehindABlockedBackendIsDeliveredOrCounted) {
+    BlockedTally tally;
+    TempDir dir;
+    Config config = timeline_config(dir.str(), {"timers"});
+    config.timeline_queue_spans = 20'000;
+    config.timeline_max_depth = 1;
+    constexpr long kBursts = 200, kPairsPerBurst = 1000;
+    std::uint64_t waits = 0;
+    {
+        Session session(config);
+        session.add_backend(std::make_unique<BlockedBackend>(tally));
+        std::thread producer([&] {
+            for (long b = 0; b < kBursts; ++b) {
+                for (long i = 0; i < kPairsPerBurst; ++i) {
+                    PROF_SCOPE("outer");
+                    PROF_SCOPE("inner");
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+        });
+        producer.join();
+        tally.released = true;
+        waits = session.snapshot().waits;  // each wait for room is a span of its own
+    }
+    const std::uint64_t spans = 2 * static_cast<std::uint64_t>(kBursts * kPairsPerBurst) + waits;
+    EXPECT_GT(tally.status.dropped_spans, 0u) << "the blocked backend held the queue full";
+    EXPECT_GE(tally.status.filtered_spans, static_cast<std::uint64_t>(kBursts * kPairsPerBurst))
+        << "every inner scope is too deep";
+    EXPECT_EQ(tally.delivered + tally.status.dropped_spans + tally.status.filtered_spans, spans)
+        << "every span delivered or counted, and counted once";
 }
 
 TEST(TimelineWriter, ManyThreadsThroughARealSessionLoseNothing) {

@@ -32,15 +32,18 @@ void open_scope(ThreadTrack& track, std::uint32_t node, std::uint64_t begin_tick
 }  // namespace
 
 std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
-                                 TimelineRecords* records) {
-    return records != nullptr ? decode_events<true>(track, from, to, records)
-                              : decode_events<false>(track, from, to, nullptr);
+                                 TimelineRecords* records, WithheldSpans* withheld) {
+    if (records == nullptr) return decode_events<Timeline::Off>(track, from, to, nullptr, nullptr);
+    if (withheld == nullptr) return decode_events<Timeline::Full>(track, from, to, records, nullptr);
+    return decode_events<Timeline::SpansWithheld>(track, from, to, records, withheld);
 }
 
-// Timelines on or off is decided once per call: the loop then has no branch for it.
-template <bool kTimeline>
+// What the timeline gets is decided once per call: the loop then has no branch for it.
+template <Aggregator::Timeline kMode>
 std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
-                                        TimelineRecords* records) {
+                                        TimelineRecords* records, WithheldSpans* withheld) {
+    constexpr bool kTimeline = kMode != Timeline::Off;
+    constexpr bool kSpans = kMode == Timeline::Full;
     const Ring& ring = track.ring->ring();
     // The records that follow are this thread's; taken back below if none follows. Its spans
     // are counted from the pass's first tick, which keeps nearly all of them in one slot.
@@ -77,13 +80,15 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                     const OpenScope open = track.stack.back();
                     track.stack.pop_back();
                     track.tree.charge(open.node, e.tsc - open.begin_ticks);
-                    if (kTimeline) {
+                    if (kSpans) {
                         const CallNode& n = track.tree.nodes()[open.node];
                         if (!spans.try_append(n.span_word, open.begin_ticks, e.tsc)) {
                             records->advance_to(spans);
                             records->append(TimelineRecord::span(n.site, open.begin_ticks, e.tsc, n.span_depth()));
                             spans = records->cursor();
                         }
+                    } else if (kTimeline) {
+                        withheld->count_span(track.tree.nodes()[open.node].span_depth(), e.tsc - open.begin_ticks);
                     }
                 }
                 break;
@@ -132,10 +137,12 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 length = 2;
                 const auto* site = static_cast<const Site*>(pointer_of(e.tag));
                 extras_.gauge(site->name).set(as_double(ring.at(i + 1).tsc), clock_.to_monotonic_ns(e.tsc));
-                if (kTimeline) {
+                if (kSpans) {
                     records->advance_to(spans);
                     records->append(TimelineRecord::gauge(site, e.tsc, as_double(ring.at(i + 1).tsc)));
                     spans = records->cursor();
+                } else if (kTimeline) {
+                    ++withheld->dropped;
                 }
                 break;
             }

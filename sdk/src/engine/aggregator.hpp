@@ -29,9 +29,10 @@ public:
     // when an adopted context's capture has not been read yet. The capture was published before
     // the adopt, so the pass after the one that first blocked reads it; a track still blocked
     // after two passes met a capture that was dropped (full ring) and adopts at the root.
-    // With `records` non-null, what a timeline shows is appended there (timeline_records.hpp).
+    // With `records` non-null, what a timeline shows is appended there (timeline_records.hpp);
+    // with `withheld` non-null too, the spans and gauge samples are only counted there.
     std::uint64_t decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
-                         TimelineRecords* records);
+                         TimelineRecords* records, WithheldSpans* withheld = nullptr);
 
     // The thread has exited and its ring is fully read: keep its totals, forget the rest.
     void retire(ThreadTrack& track);
@@ -58,8 +59,10 @@ public:
     TimerNode thread_tree(const ThreadTrack& track) const;
 
 private:
-    template <bool kTimeline>
-    std::uint64_t decode_events(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records);
+    enum class Timeline : std::uint8_t { Off, Full, SpansWithheld };
+    template <Timeline kTimeline>
+    std::uint64_t decode_events(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records,
+                                WithheldSpans* withheld);
     std::uint64_t path_of_stack(const ThreadTrack& track);
     std::uint64_t intern_path(std::vector<std::string> names);
     AggNode& node_at_path(AggNode& root, std::uint64_t path_id) const;

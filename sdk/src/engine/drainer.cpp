@@ -104,6 +104,11 @@ std::uint64_t Drainer::pass() {
     const double since_ns = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_pass_).count());
     last_pass_ = now;
     TimelineRecords* spans = span_sink_ ? &spans_ : nullptr;
+    WithheldSpans* withheld = nullptr;
+    if (spans != nullptr) {
+        withheld_ = WithheldSpans{};
+        if (!span_room_(withheld_)) withheld = &withheld_;
+    }
     for (std::size_t k = 0; k < tracks_.size();) {
         ThreadTrack& track = *tracks_[k];
         Ring& ring = track.ring->ring();
@@ -114,7 +119,7 @@ std::uint64_t Drainer::pass() {
         do {  // segment by segment, freeing each one the producer has left
             tail = ring.tail();
             head = ring.readable_head();
-            stop = aggregator_.decode(track, tail, head, spans);
+            stop = aggregator_.decode(track, tail, head, spans, withheld);
             ring.release(stop);
             events += stop - tail;
             read += stop - tail;
@@ -142,7 +147,7 @@ std::uint64_t Drainer::pass() {
         ++k;
     }
     // Called even after an empty pass: the sink's step horizon advances with every pass.
-    if (span_sink_) span_sink_(spans_);
+    if (span_sink_) span_sink_(spans_, withheld_);
     spans_.clear();
     span_threads_.clear();
     refill_hot_segments_for_session();

@@ -29,14 +29,21 @@ struct SpanThread {
 
 class Drainer {
 public:
-    using SpanSink = std::function<void(TimelineRecords&)>;
+    using SpanSink = std::function<void(TimelineRecords&, const WithheldSpans&)>;
+    // Asked before each pass: whether the sink has room for its spans; if not, it sets the
+    // filters in `limits` and the pass withholds them (timeline_records.hpp, WithheldSpans).
+    using SpanRoom = std::function<bool(WithheldSpans& limits)>;
     using PeriodicTask = std::function<void(Drainer&)>;
 
     explicit Drainer(ClockCalibration& clock);
     ~Drainer();  // stop() if still running
 
-    // `sink` receives the timeline's records after each pass when set (it may swap the vector out).
-    void set_span_sink(SpanSink sink) { span_sink_ = std::move(sink); }
+    // `sink` receives the timeline's records after each pass when set (it may swap the vector out),
+    // with what the pass counted instead of writing.
+    void set_span_sink(SpanSink sink, SpanRoom room) {
+        span_sink_ = std::move(sink);
+        span_room_ = std::move(room);
+    }
     // For the span sink: the threads whose spans it is receiving.
     const std::vector<SpanThread>& span_threads() const { return span_threads_; }
     // Runs on the drainer thread every `interval_ms` (0: never).
@@ -72,8 +79,10 @@ private:
     Aggregator aggregator_;
     std::vector<ThreadTrack*> tracks_;
     TimelineRecords spans_;
+    WithheldSpans withheld_;
     std::vector<SpanThread> span_threads_;
     SpanSink span_sink_;
+    SpanRoom span_room_;
     std::uint64_t retired_dropped_ = 0;
     std::uint64_t retired_waits_ = 0;
     std::uint64_t retired_wait_ns_ = 0;

@@ -41,6 +41,22 @@
 
 namespace ringprof::detail {
 
+// A pass the timeline writer has no room for (timeline_writer.hpp, backpressure) is decoded with
+// its spans withheld: its steps and Thread records are written as ever, and its spans and gauge
+// samples are only counted here, split as the writer's filters would have split them. Writing
+// them only for the writer to drop them cost the drainer, flat out, the copy of every pass and
+// the page faults of buffers grown for it (bench_pipeline, BM_PipelineFlatOut).
+struct WithheldSpans {
+    std::uint32_t max_depth = ~std::uint32_t{0};  // the writer's filters (TimelineOptions)
+    std::uint64_t min_ticks = 0;
+    std::uint64_t dropped = 0;   // spans and gauge samples the timeline loses
+    std::uint64_t filtered = 0;  // spans the filters leave out anyway
+
+    void count_span(std::uint32_t depth, std::uint64_t width_ticks) {
+        ++(depth >= max_depth || width_ticks < min_ticks ? filtered : dropped);
+    }
+};
+
 struct TimelineRecord {
     enum class Kind : std::uint8_t { Thread, Span, StepBegin, StepEnd, Gauge };
 

@@ -58,7 +58,27 @@ void TimelineWriter::stop() {
 
 // ---------------------------------------------------------------- drainer side
 
-void TimelineWriter::on_pass(TimelineRecords& raw, const std::vector<SpanThread>& threads) {
+bool TimelineWriter::room_for_spans(WithheldSpans& limits) {
+    // An empty queue takes any pass: one larger than the whole budget is dropped in enqueue,
+    // counted, and the next pass is written again.
+    const std::size_t in_flight = in_flight_.load(std::memory_order_acquire);
+    if (in_flight == 0 || in_flight + last_spans_pass_ <= options_.queue_spans) return true;
+    if (options_.max_depth != 0) limits.max_depth = options_.max_depth;
+    limits.min_ticks = min_ticks();
+    return false;
+}
+
+std::uint64_t TimelineWriter::min_ticks() const {
+    return static_cast<std::uint64_t>(static_cast<double>(options_.min_ns) / clock_.ns_per_tick());
+}
+
+void TimelineWriter::on_pass(TimelineRecords& raw, const std::vector<SpanThread>& threads,
+                             const WithheldSpans& withheld) {
+    const bool spans_withheld = withheld.dropped + withheld.filtered != 0;
+    if (spans_withheld) {
+        dropped_.fetch_add(withheld.dropped, std::memory_order_relaxed);
+        filtered_.fetch_add(withheld.filtered, std::memory_order_relaxed);
+    }
     Item item;
     for (const SpanThread& t : threads) {
         auto [it, inserted] = names_.try_emplace(t.tid, t.name);
@@ -93,6 +113,7 @@ void TimelineWriter::on_pass(TimelineRecords& raw, const std::vector<SpanThread>
         item.raw.reserve_slots(raw.slots());
         copy_filtered(raw, item.raw);
     }
+    if (!spans_withheld) last_spans_pass_ = item.raw.records();
     enqueue(std::move(item));
 }
 
@@ -104,11 +125,11 @@ void TimelineWriter::copy_filtered(const TimelineRecords& raw, TimelineRecords& 
         return;
     }
     const std::uint32_t max_depth = options_.max_depth != 0 ? options_.max_depth : ~std::uint32_t{0};
-    const auto min_ticks = static_cast<std::uint64_t>(static_cast<double>(options_.min_ns) / clock_.ns_per_tick());
+    const std::uint64_t shortest = min_ticks();
     const std::size_t before = out.records();
     raw.for_each([&](const TimelineRecord& r) {
         const bool scope = r.kind == TimelineRecord::Kind::Span;
-        if (scope && (r.depth >= max_depth || r.end_ticks - r.begin_ticks < min_ticks)) return;
+        if (scope && (r.depth >= max_depth || r.end_ticks - r.begin_ticks < shortest)) return;
         out.append(r);
     });
     filtered_.fetch_add(raw.records() - (out.records() - before), std::memory_order_relaxed);

@@ -18,8 +18,9 @@
 //
 // Backpressure: at most `queue_spans` records are in flight between the drainer and the writer.
 // A pass that does not fit loses its scopes and gauge samples (never its steps), counted in
-// dropped_spans(); the
-// aggregates are unaffected because they are built before this point.
+// dropped_spans(); the aggregates are unaffected because they are built before this point. While
+// the queue has no room for a pass like the last one sent, the drainer does not even write them:
+// room_for_spans() says so before each pass, which then only counts them.
 //
 // Ordering with snapshots: hold() delivers everything drained so far, waits until the writer has
 // handed it to the backends and called on_timeline_flush, and keeps the writer parked until the
@@ -73,8 +74,12 @@ public:
     // Delivers everything and joins the writer (after the drainer has stopped).
     void stop();
 
-    // The drainer's span sink, called after every pass (drainer thread).
-    void on_pass(TimelineRecords& raw, const std::vector<SpanThread>& threads);
+    // Asked before every pass (drainer thread): false, with the filters set in `limits`, while
+    // the queue has no room for a pass like the last one sent with spans.
+    bool room_for_spans(WithheldSpans& limits);
+    // The drainer's span sink, called after every pass (drainer thread), with the spans and gauge
+    // samples the pass counted instead of writing.
+    void on_pass(TimelineRecords& raw, const std::vector<SpanThread>& threads, const WithheldSpans& withheld = {});
 
     class Hold {
     public:
@@ -119,6 +124,7 @@ private:
     };
 
     // Drainer side.
+    std::uint64_t min_ticks() const;
     void copy_filtered(const TimelineRecords& raw, TimelineRecords& out);
     void enqueue(Item item);
     // Either side: an emptied stream back to the pool; when the pool is full, the stream keeps its
@@ -152,6 +158,7 @@ private:
     std::unordered_map<std::uint32_t, std::string> names_;
     std::uint64_t last_pass_ticks_ = 0;
     std::uint64_t last_send_ticks_ = 0;
+    std::size_t last_spans_pass_ = 0;     // records of the last pass sent with its spans
     std::uint64_t next_ticket_ = 1;
     bool running_ = false;
 
