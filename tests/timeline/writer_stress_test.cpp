@@ -160,10 +160,11 @@ TEST(TimelineWriter, ABlockedBackendHoldsTheQueueToItsBudgetInMemoryToo) {
     EXPECT_EQ(tally.delivered + writer.dropped_spans(), produced) << "every span delivered or counted";
 }
 
-// Behind a blocked backend the queue fills, and the drainer is told to withhold the spans of the
-// passes that follow (timeline_records.hpp, WithheldSpans), with the writer's filters to count
-// them by; once the writer has caught up, spans are written again.
-TEST(TimelineWriter, PassesAreToldToWithholdTheirSpansWhileALikePassWouldNotFitTheQueue) {
+// Behind a blocked backend the queue fills, and the drainer is told to withhold the spans of a
+// range that might not fit (timeline_records.hpp, WithheldSpans), with the writer's filters to
+// count them by; a range small enough to fit is still written; once the writer has caught up,
+// every range is written again.
+TEST(TimelineWriter, RangesAreToldToWithholdTheirSpansOnlyWhenTheyMightNotFitTheQueue) {
     BlockedTally tally;
     BlockedBackend backend(tally);
     detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
@@ -174,20 +175,22 @@ TEST(TimelineWriter, PassesAreToldToWithholdTheirSpansWhileALikePassWouldNotFitT
     writer.add_backend(&backend);
     writer.start();
     detail::WithheldSpans limits;
-    ASSERT_TRUE(writer.room_for_spans(limits)) << "an empty queue";
+    ASSERT_TRUE(writer.room_for_spans(1'000'000, limits)) << "an empty queue takes any range";
     int passes = 0;
-    while (writer.room_for_spans(limits) && passes < 100) {
+    while (writer.room_for_spans(5000, limits) && passes < 100) {
         send_passes(writer, 1, 5000, 1);
         ++passes;
     }
-    EXPECT_FALSE(writer.room_for_spans(limits)) << "the queue fills behind the blocked backend";
-    EXPECT_LE(passes, 5) << "four passes of 5,000 fill a queue of 20,000";
+    EXPECT_FALSE(writer.room_for_spans(5000, limits)) << "the queue fills behind the blocked backend";
+    EXPECT_LE(passes, 4) << "four passes of 5,000 spans and their steps fill a queue of 20,000";
     EXPECT_EQ(limits.max_depth, 3u);
     EXPECT_EQ(limits.min_ticks, 0u);
+    detail::WithheldSpans small;
+    EXPECT_TRUE(writer.room_for_spans(100, small)) << "a small range still fits: it is written";
     tally.released = true;
     { const auto hold = writer.hold(); }
     detail::WithheldSpans after;
-    EXPECT_TRUE(writer.room_for_spans(after)) << "the writer has caught up";
+    EXPECT_TRUE(writer.room_for_spans(5000, after)) << "the writer has caught up";
     writer.stop();
 }
 

@@ -104,11 +104,8 @@ std::uint64_t Drainer::pass() {
     const double since_ns = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_pass_).count());
     last_pass_ = now;
     TimelineRecords* spans = span_sink_ ? &spans_ : nullptr;
-    WithheldSpans* withheld = nullptr;
-    if (spans != nullptr) {
-        withheld_ = WithheldSpans{};
-        if (!span_room_(withheld_)) withheld = &withheld_;
-    }
+    withheld_ = WithheldSpans{};
+    bool any_withheld = false;
     for (std::size_t k = 0; k < tracks_.size();) {
         ThreadTrack& track = *tracks_[k];
         Ring& ring = track.ring->ring();
@@ -119,6 +116,14 @@ std::uint64_t Drainer::pass() {
         do {  // segment by segment, freeing each one the producer has left
             tail = ring.tail();
             head = ring.readable_head();
+            // A range of n events makes at most n + 1 records, but for the second record of each
+            // StepEnd (rare): if the bound fits the writer's queue, the range is written, else
+            // its spans are withheld (and a range that still does not fit is dropped whole).
+            WithheldSpans* withheld = nullptr;
+            if (spans != nullptr && !span_room_(spans_.records() + (head - tail) + 1, withheld_)) {
+                withheld = &withheld_;
+                any_withheld = true;
+            }
             stop = aggregator_.decode(track, tail, head, spans, withheld);
             ring.release(stop);
             events += stop - tail;
@@ -147,7 +152,7 @@ std::uint64_t Drainer::pass() {
         ++k;
     }
     // Called even after an empty pass: the sink's step horizon advances with every pass.
-    if (span_sink_) span_sink_(spans_, withheld_);
+    if (span_sink_) span_sink_(spans_, any_withheld ? &withheld_ : nullptr);
     spans_.clear();
     span_threads_.clear();
     refill_hot_segments_for_session();

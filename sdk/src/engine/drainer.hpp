@@ -29,17 +29,18 @@ struct SpanThread {
 
 class Drainer {
 public:
-    using SpanSink = std::function<void(TimelineRecords&, const WithheldSpans&)>;
-    // Asked before each pass: whether the sink has room for its spans; if not, it sets the
-    // filters in `limits` and the pass withholds them (timeline_records.hpp, WithheldSpans).
-    using SpanRoom = std::function<bool(WithheldSpans& limits)>;
+    using SpanSink = std::function<void(TimelineRecords&, const WithheldSpans*)>;
+    // Asked before each range a pass decodes: whether the sink has room for this many records; if
+    // not, it sets the filters in `limits` and the range withholds its spans
+    // (timeline_records.hpp, WithheldSpans).
+    using SpanRoom = std::function<bool(std::size_t records, WithheldSpans& limits)>;
     using PeriodicTask = std::function<void(Drainer&)>;
 
     explicit Drainer(ClockCalibration& clock);
     ~Drainer();  // stop() if still running
 
     // `sink` receives the timeline's records after each pass when set (it may swap the vector out),
-    // with what the pass counted instead of writing.
+    // and, for a pass that withheld spans, what it counted instead of writing (else null).
     void set_span_sink(SpanSink sink, SpanRoom room) {
         span_sink_ = std::move(sink);
         span_room_ = std::move(room);

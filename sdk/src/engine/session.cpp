@@ -277,10 +277,10 @@ void SessionImpl::attach_spans(Backend* backend) {
     if (!timeline->has_backends() || timeline->running()) return;
     timeline->start();
     drainer.set_span_sink(
-        [this](detail::TimelineRecords& spans, const detail::WithheldSpans& withheld) {
+        [this](detail::TimelineRecords& spans, const detail::WithheldSpans* withheld) {
             timeline->on_pass(spans, drainer.span_threads(), withheld);
         },
-        [this](detail::WithheldSpans& limits) { return timeline->room_for_spans(limits); });
+        [this](std::size_t records, detail::WithheldSpans& limits) { return timeline->room_for_spans(records, limits); });
 }
 
 void SessionImpl::report(const Backend& backend, const char* stage, const std::exception& e) {

@@ -58,11 +58,9 @@ void TimelineWriter::stop() {
 
 // ---------------------------------------------------------------- drainer side
 
-bool TimelineWriter::room_for_spans(WithheldSpans& limits) {
-    // An empty queue takes any pass: one larger than the whole budget is dropped in enqueue,
-    // counted, and the next pass is written again.
+bool TimelineWriter::room_for_spans(std::size_t records, WithheldSpans& limits) const {
     const std::size_t in_flight = in_flight_.load(std::memory_order_acquire);
-    if (in_flight == 0 || in_flight + last_spans_pass_ <= options_.queue_spans) return true;
+    if (in_flight == 0 || in_flight + records <= options_.queue_spans) return true;
     if (options_.max_depth != 0) limits.max_depth = options_.max_depth;
     limits.min_ticks = min_ticks();
     return false;
@@ -73,11 +71,10 @@ std::uint64_t TimelineWriter::min_ticks() const {
 }
 
 void TimelineWriter::on_pass(TimelineRecords& raw, const std::vector<SpanThread>& threads,
-                             const WithheldSpans& withheld) {
-    const bool spans_withheld = withheld.dropped + withheld.filtered != 0;
-    if (spans_withheld) {
-        dropped_.fetch_add(withheld.dropped, std::memory_order_relaxed);
-        filtered_.fetch_add(withheld.filtered, std::memory_order_relaxed);
+                             const WithheldSpans* withheld) {
+    if (withheld != nullptr) {
+        dropped_.fetch_add(withheld->dropped, std::memory_order_relaxed);
+        filtered_.fetch_add(withheld->filtered, std::memory_order_relaxed);
     }
     Item item;
     for (const SpanThread& t : threads) {
@@ -113,7 +110,6 @@ void TimelineWriter::on_pass(TimelineRecords& raw, const std::vector<SpanThread>
         item.raw.reserve_slots(raw.slots());
         copy_filtered(raw, item.raw);
     }
-    if (!spans_withheld) last_spans_pass_ = item.raw.records();
     enqueue(std::move(item));
 }
 

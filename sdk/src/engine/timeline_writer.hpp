@@ -18,9 +18,11 @@
 //
 // Backpressure: at most `queue_spans` records are in flight between the drainer and the writer.
 // A pass that does not fit loses its scopes and gauge samples (never its steps), counted in
-// dropped_spans(); the aggregates are unaffected because they are built before this point. While
-// the queue has no room for a pass like the last one sent, the drainer does not even write them:
-// room_for_spans() says so before each pass, which then only counts them.
+// dropped_spans(); the aggregates are unaffected because they are built before this point. When
+// the queue has no room for as many records as a ring range can make, the drainer does not even
+// write its spans: room_for_spans() says so before it decodes the range, which then only counts
+// them. (Sized by the previous pass instead, a large pass made the small ones after it withhold
+// spans that would have fitted: OneClock.SpansNestExactlyPerThreadAndEveryOutputAgrees under TSan.)
 //
 // Ordering with snapshots: hold() delivers everything drained so far, waits until the writer has
 // handed it to the backends and called on_timeline_flush, and keeps the writer parked until the
@@ -74,12 +76,14 @@ public:
     // Delivers everything and joins the writer (after the drainer has stopped).
     void stop();
 
-    // Asked before every pass (drainer thread): false, with the filters set in `limits`, while
-    // the queue has no room for a pass like the last one sent with spans.
-    bool room_for_spans(WithheldSpans& limits);
-    // The drainer's span sink, called after every pass (drainer thread), with the spans and gauge
-    // samples the pass counted instead of writing.
-    void on_pass(TimelineRecords& raw, const std::vector<SpanThread>& threads, const WithheldSpans& withheld = {});
+    // Asked before the drainer decodes a range (drainer thread): false, with the filters set in
+    // `limits`, when the queue has no room for `records` more (an empty queue takes any number:
+    // what does not fit is dropped in enqueue).
+    bool room_for_spans(std::size_t records, WithheldSpans& limits) const;
+    // The drainer's span sink, called after every pass (drainer thread); `withheld`, for a pass
+    // that withheld its spans, holds what it counted instead of writing.
+    void on_pass(TimelineRecords& raw, const std::vector<SpanThread>& threads,
+                 const WithheldSpans* withheld = nullptr);
 
     class Hold {
     public:
@@ -158,7 +162,6 @@ private:
     std::unordered_map<std::uint32_t, std::string> names_;
     std::uint64_t last_pass_ticks_ = 0;
     std::uint64_t last_send_ticks_ = 0;
-    std::size_t last_spans_pass_ = 0;     // records of the last pass sent with its spans
     std::uint64_t next_ticket_ = 1;
     bool running_ = false;
 
