@@ -61,9 +61,13 @@ void TimelineWriter::stop() {
 bool TimelineWriter::room_for_spans(std::size_t records, WithheldSpans& limits) const {
     const std::size_t in_flight = in_flight_.load(std::memory_order_acquire);
     if (in_flight == 0 || in_flight + records <= options_.queue_spans) return true;
-    if (options_.max_depth != 0) limits.max_depth = options_.max_depth;
+    limits.max_depth = max_depth();
     limits.min_ticks = min_ticks();
     return false;
+}
+
+std::uint32_t TimelineWriter::max_depth() const {
+    return options_.max_depth != 0 ? options_.max_depth : ~std::uint32_t{0};
 }
 
 std::uint64_t TimelineWriter::min_ticks() const {
@@ -120,12 +124,12 @@ void TimelineWriter::copy_filtered(const TimelineRecords& raw, TimelineRecords& 
         out.append_all(raw);
         return;
     }
-    const std::uint32_t max_depth = options_.max_depth != 0 ? options_.max_depth : ~std::uint32_t{0};
+    const std::uint32_t deepest = max_depth();
     const std::uint64_t shortest = min_ticks();
     const std::size_t before = out.records();
     raw.for_each([&](const TimelineRecord& r) {
         const bool scope = r.kind == TimelineRecord::Kind::Span;
-        if (scope && (r.depth >= max_depth || r.end_ticks - r.begin_ticks < shortest)) return;
+        if (scope && (r.depth >= deepest || r.end_ticks - r.begin_ticks < shortest)) return;
         out.append(r);
     });
     filtered_.fetch_add(raw.records() - (out.records() - before), std::memory_order_relaxed);

@@ -128,6 +128,8 @@ private:
     };
 
     // Drainer side.
+    // The filters of TimelineOptions as the records carry them (0 depth: no limit).
+    std::uint32_t max_depth() const;
     std::uint64_t min_ticks() const;
     void copy_filtered(const TimelineRecords& raw, TimelineRecords& out);
     void enqueue(Item item);
