@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 #include "engine/clock_calibration.hpp"
@@ -160,11 +162,11 @@ TEST(TimelineWriter, ABlockedBackendHoldsTheQueueToItsBudgetInMemoryToo) {
     EXPECT_EQ(tally.delivered + writer.dropped_spans(), produced) << "every span delivered or counted";
 }
 
-// Behind a blocked backend the queue fills, and the drainer is told to withhold the spans of a
-// range that might not fit (timeline_records.hpp, WithheldSpans), with the writer's filters to
-// count them by; a range small enough to fit is still written; once the writer has caught up,
-// every range is written again.
-TEST(TimelineWriter, RangesAreToldToWithholdTheirSpansOnlyWhenTheyMightNotFitTheQueue) {
+// The drainer asks the writer how many more spans its queue takes (and writes the spans of only
+// as much of a range as fits, withholding the rest: timeline_records.hpp, WithheldSpans, counted
+// by the writer's filters). Behind a blocked backend the room shrinks by each pass's spans
+// exactly, its steps not counted, down to none; once the writer has caught up it is whole again.
+TEST(TimelineWriter, TheQueueSaysHowManyMoreSpansItTakesCountingSpansOnly) {
     BlockedTally tally;
     BlockedBackend backend(tally);
     detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
@@ -175,23 +177,88 @@ TEST(TimelineWriter, RangesAreToldToWithholdTheirSpansOnlyWhenTheyMightNotFitThe
     writer.add_backend(&backend);
     writer.start();
     detail::WithheldSpans limits;
-    ASSERT_TRUE(writer.room_for_spans(1'000'000, limits)) << "an empty queue takes any range";
-    int passes = 0;
-    while (writer.room_for_spans(5000, limits) && passes < 100) {
-        send_passes(writer, 1, 5000, 1);
-        ++passes;
-    }
-    EXPECT_FALSE(writer.room_for_spans(5000, limits)) << "the queue fills behind the blocked backend";
-    EXPECT_LE(passes, 4) << "four passes of 5,000 spans and their steps fill a queue of 20,000";
+    EXPECT_EQ(writer.span_room(limits), 20000u) << "an empty queue takes its whole budget";
     EXPECT_EQ(limits.max_depth, 3u);
     EXPECT_EQ(limits.min_ticks, 0u);
-    detail::WithheldSpans small;
-    EXPECT_TRUE(writer.room_for_spans(100, small)) << "a small range still fits: it is written";
+    for (std::size_t pass = 1; pass <= 4; ++pass) {
+        send_passes(writer, 1, 5000, 1);  // each pass in a step of its own
+        EXPECT_EQ(writer.span_room(limits), 20000u - 5000u * pass) << "after pass " << pass;
+    }
+    EXPECT_EQ(writer.dropped_spans(), 0u) << "four passes of 5,000 spans fit a queue of 20,000";
+    send_passes(writer, 1, 5000, 1);
+    EXPECT_EQ(writer.dropped_spans(), 5000u) << "a fifth does not";
+    EXPECT_EQ(writer.span_room(limits), 0u);
     tally.released = true;
     { const auto hold = writer.hold(); }
-    detail::WithheldSpans after;
-    EXPECT_TRUE(writer.room_for_spans(5000, after)) << "the writer has caught up";
+    EXPECT_EQ(writer.span_room(limits), 20000u) << "the writer has caught up";
     writer.stop();
+}
+
+// Holds the drainer inside on_snapshot (which runs on it) from the flush after want() until
+// release(), so that what a thread records meanwhile reaches the drainer as one ring range.
+// Bounded (30 s), so that a broken test cannot hang CI.
+class DrainerHold : public Backend {
+public:
+    const char* name() const override { return "hold"; }
+    void on_snapshot(const Snapshot&) override {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (!wanted_) return;
+        held_ = true;
+        changed_.notify_all();
+        changed_.wait_for(lock, std::chrono::seconds(30), [&] { return !wanted_; });
+    }
+    void want() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        wanted_ = true;
+    }
+    bool wait_until_held() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        return changed_.wait_for(lock, std::chrono::seconds(30), [&] { return held_; });
+    }
+    void release() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        wanted_ = false;
+        changed_.notify_all();
+    }
+
+private:
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    bool wanted_ = false, held_ = false;
+};
+
+// One ring range with more spans than the whole queue holds, reaching a writer with nothing in
+// flight: the spans that fit are written, in that pass already, and the rest are counted. (The
+// drainer used to take such a range whole because the queue was empty, and the writer then
+// refused the pass as larger than its budget: flat out on grown rings, the drainer wrote every
+// span and the writer received none.)
+TEST(TimelineWriter, ARangeLargerThanTheQueueWritesWhatFitsAndCountsTheRest) {
+    Collected c;
+    TempDir dir;
+    Config config = timeline_config(dir.str(), {"timers"});
+    config.timeline_queue_spans = 100;
+    constexpr std::size_t kScopes = 400;  // 800 events: within a ring's first segment (1,024)
+    {
+        Session session(config);
+        session.add_backend(std::make_unique<CollectingBackend>(c));
+        auto hold = std::make_unique<DrainerHold>();
+        DrainerHold* held = hold.get();
+        session.add_backend(std::move(hold));
+        held->want();
+        std::thread flusher([&] { session.flush(); });
+        ASSERT_TRUE(held->wait_until_held());
+        for (std::size_t i = 0; i < kScopes; ++i) {
+            PROF_SCOPE("burst");
+        }
+        held->release();
+        flusher.join();
+        session.flush();
+        EXPECT_EQ(session.snapshot().waits, 0u) << "the burst fits the ring: no span but the burst's";
+    }
+    std::size_t burst = 0;
+    for (const Span& s : c.spans) burst += std::string(s.name) == "burst";
+    EXPECT_EQ(burst, config.timeline_queue_spans) << "the first pass fills the empty queue";
+    EXPECT_EQ(burst + c.status.dropped_spans, kScopes) << "every span delivered or counted";
 }
 
 // End to end, with spans withheld at the source: behind a blocked backend, a producer records

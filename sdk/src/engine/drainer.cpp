@@ -27,6 +27,14 @@ constexpr auto kBusySleep = std::chrono::microseconds(100);
 constexpr auto kCalmSleep = std::chrono::microseconds(1000);
 constexpr auto kMaxSleep = std::chrono::microseconds(2000);
 constexpr std::uint64_t kUrgentFillDivisor = 4;  // a ring a quarter full is read again at once
+
+// How many events of a range surely make at most `room` spans and gauge samples, `depth` scopes
+// being open where it starts: a span closes a scope opened before the range or in it, a gauge
+// sample takes two events, so n events make at most (n + depth) / 2 of them.
+std::uint64_t events_within(std::size_t room, std::uint32_t depth) {
+    const std::uint64_t twice = 2 * static_cast<std::uint64_t>(room);
+    return twice > depth ? twice - depth : 0;
+}
 }  // namespace
 
 Drainer::Drainer(ClockCalibration& clock) : clock_(clock), aggregator_(clock) {}
@@ -116,15 +124,21 @@ std::uint64_t Drainer::pass() {
         do {  // segment by segment, freeing each one the producer has left
             tail = ring.tail();
             head = ring.readable_head();
-            // A range of n events makes at most n + 1 records, but for the second record of each
-            // StepEnd (rare): if the bound fits the writer's queue, the range is written, else
-            // its spans are withheld (and a range that still does not fit is dropped whole).
-            WithheldSpans* withheld = nullptr;
-            if (spans != nullptr && !span_room_(spans_.records() + (head - tail) + 1, withheld_)) {
-                withheld = &withheld_;
-                any_withheld = true;
+            if (spans == nullptr) {
+                stop = aggregator_.decode(track, tail, head, nullptr);
+            } else {
+                // The spans of as much of the range as surely fits the writer's queue are written,
+                // the rest withheld (decoded for the aggregates and counted).
+                const std::size_t room = span_room_(withheld_);
+                const std::size_t queued = spans_.droppable();
+                const std::uint64_t fits = events_within(room > queued ? room - queued : 0, track.depth());
+                const std::uint64_t split = head - tail <= fits ? head : tail + fits;
+                stop = split > tail ? aggregator_.decode(track, tail, split, spans) : tail;
+                if (stop >= split && stop < head) {  // (a decode that stopped early stops here too)
+                    stop = aggregator_.decode(track, stop, head, spans, &withheld_);
+                    any_withheld = true;
+                }
             }
-            stop = aggregator_.decode(track, tail, head, spans, withheld);
             ring.release(stop);
             events += stop - tail;
             read += stop - tail;

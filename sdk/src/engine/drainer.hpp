@@ -30,10 +30,10 @@ struct SpanThread {
 class Drainer {
 public:
     using SpanSink = std::function<void(TimelineRecords&, const WithheldSpans*)>;
-    // Asked before each range a pass decodes: whether the sink has room for this many records; if
-    // not, it sets the filters in `limits` and the range withholds its spans
-    // (timeline_records.hpp, WithheldSpans).
-    using SpanRoom = std::function<bool(std::size_t records, WithheldSpans& limits)>;
+    // Asked before each range a pass decodes: how many more spans and gauge samples the sink
+    // takes, with the filters set in `limits`; the part of the range that might not fit withholds
+    // its spans (timeline_records.hpp, WithheldSpans).
+    using SpanRoom = std::function<std::size_t(WithheldSpans& limits)>;
     using PeriodicTask = std::function<void(Drainer&)>;
 
     explicit Drainer(ClockCalibration& clock);

@@ -280,7 +280,7 @@ void SessionImpl::attach_spans(Backend* backend) {
         [this](detail::TimelineRecords& spans, const detail::WithheldSpans* withheld) {
             timeline->on_pass(spans, drainer.span_threads(), withheld);
         },
-        [this](std::size_t records, detail::WithheldSpans& limits) { return timeline->room_for_spans(records, limits); });
+        [this](detail::WithheldSpans& limits) { return timeline->span_room(limits); });
 }
 
 void SessionImpl::report(const Backend& backend, const char* stage, const std::exception& e) {

@@ -36,12 +36,14 @@ void TimelineRecords::append(const TimelineRecord& r) {
     end_[1].second = r.end_ticks;
     end_ += 2;
     ++long_records_;
+    kept_records_ += !has_site;
 }
 
 void TimelineRecords::append_all(const TimelineRecords& other) {
     reserve_slots(slots() + other.slots());
     end_ = std::copy(other.begin_, other.end_, end_);
     long_records_ += other.long_records_;
+    kept_records_ += other.kept_records_;
     base_ticks_ = other.base_ticks_;
 }
 

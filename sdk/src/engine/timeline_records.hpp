@@ -205,21 +205,27 @@ public:
     std::size_t slots() const { return static_cast<std::size_t>(end_ - begin_); }
     std::size_t capacity_slots() const { return static_cast<std::size_t>(limit_ - begin_); }
     std::size_t records() const { return slots() - long_records_; }
+    // Spans and gauge samples: what a writer that has fallen behind drops, and so what its
+    // queue's budget counts (Thread and step records are never dropped).
+    std::size_t droppable() const { return records() - kept_records_; }
     void clear() {
         end_ = begin_;
         long_records_ = 0;
+        kept_records_ = 0;
     }
     void reserve_slots(std::size_t n);
     // Where the stream ends now; truncate(mark) forgets every record appended since.
     struct Mark {
         std::size_t slots;
         std::size_t long_records;
+        std::size_t kept_records;
         std::uint64_t base_ticks;
     };
-    Mark mark() const { return Mark{slots(), long_records_, base_ticks_}; }
+    Mark mark() const { return Mark{slots(), long_records_, kept_records_, base_ticks_}; }
     void truncate(const Mark& m) {
         end_ = begin_ + m.slots;
         long_records_ = m.long_records;
+        kept_records_ = m.kept_records;
         base_ticks_ = m.base_ticks;
     }
     void swap(TimelineRecords& other) noexcept {
@@ -229,6 +235,7 @@ public:
         std::swap(limit_, other.limit_);
         std::swap(base_ticks_, other.base_ticks_);
         std::swap(long_records_, other.long_records_);
+        std::swap(kept_records_, other.kept_records_);
     }
 
     // Calls fn(const TimelineRecord&) for each record, in order, decoded.
@@ -277,6 +284,7 @@ private:
     Slot* limit_ = nullptr;
     std::uint64_t base_ticks_ = 0;  // of the last Thread record appended
     std::size_t long_records_ = 0;  // records taking two slots
+    std::size_t kept_records_ = 0;  // Thread and step records (all long)
 };
 
 static_assert(sizeof(TimelineRecords::Slot) == 16, "the bytes the drainer writes per span");

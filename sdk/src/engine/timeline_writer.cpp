@@ -58,12 +58,11 @@ void TimelineWriter::stop() {
 
 // ---------------------------------------------------------------- drainer side
 
-bool TimelineWriter::room_for_spans(std::size_t records, WithheldSpans& limits) const {
-    const std::size_t in_flight = in_flight_.load(std::memory_order_acquire);
-    if (in_flight == 0 || in_flight + records <= options_.queue_spans) return true;
+std::size_t TimelineWriter::span_room(WithheldSpans& limits) const {
     limits.max_depth = max_depth();
     limits.min_ticks = min_ticks();
-    return false;
+    const std::size_t in_flight = in_flight_.load(std::memory_order_acquire);
+    return in_flight < options_.queue_spans ? options_.queue_spans - in_flight : 0;
 }
 
 std::uint32_t TimelineWriter::max_depth() const {
@@ -136,33 +135,29 @@ void TimelineWriter::copy_filtered(const TimelineRecords& raw, TimelineRecords& 
 }
 
 void TimelineWriter::enqueue(Item item) {
-    const std::size_t n = item.raw.records();
+    const std::size_t n = item.raw.droppable();
     if (n != 0 && in_flight_.load(std::memory_order_acquire) + n > options_.queue_spans) {
         // The writer is behind: keep the steps (a handful per second) and the Thread records
         // they belong to, in order; lose the spans and gauge samples, counted. The pass's stream
         // goes back to the pool, and what is kept takes only its own few slots: queued behind a
         // writer that does not return, each pass held a whole pass's memory (400 passes of 5,000
         // spans: 64 MB, ABlockedBackendHoldsTheQueueToItsBudgetInMemoryToo).
-        std::size_t kept_records = 0, steps = 0;
+        dropped_.fetch_add(n, std::memory_order_relaxed);
+        const std::size_t kept_records = item.raw.records() - n;
+        std::size_t steps = 0;
+        TimelineRecords kept;
+        kept.reserve_slots(2 * kept_records);  // a kept record takes two slots
         item.raw.for_each([&](const TimelineRecord& r) {
             if (r.kind == TimelineRecord::Kind::Span || r.kind == TimelineRecord::Kind::Gauge) return;
-            ++kept_records;
+            kept.append(r);
             steps += r.kind != TimelineRecord::Kind::Thread;
         });
-        dropped_.fetch_add(n - kept_records, std::memory_order_relaxed);
-        TimelineRecords kept;
-        if (steps != 0) {
-            kept.reserve_slots(2 * kept_records);  // a kept record takes at most two slots
-            item.raw.for_each([&](const TimelineRecord& r) {
-                if (r.kind != TimelineRecord::Kind::Span && r.kind != TimelineRecord::Kind::Gauge) kept.append(r);
-            });
-        }
         recycle(item.raw);
         item.raw = std::move(kept);
         // Thread records alone say nothing the next pass will not say again.
         if (steps == 0 && item.names.empty()) return;
     }
-    item.budget = item.raw.records();
+    item.budget = item.raw.droppable();
     in_flight_.fetch_add(item.budget, std::memory_order_acq_rel);
     item.held_slots = item.raw.capacity_slots();
     queued_slots_.fetch_add(item.held_slots, std::memory_order_relaxed);

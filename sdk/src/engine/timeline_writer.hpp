@@ -16,13 +16,17 @@
 // (including every StepBegin with an earlier timestamp) had been decoded by then. The stepping
 // thread's own spans keep the step from its own stack, which is exact.
 //
-// Backpressure: at most `queue_spans` records are in flight between the drainer and the writer.
-// A pass that does not fit loses its scopes and gauge samples (never its steps), counted in
-// dropped_spans(); the aggregates are unaffected because they are built before this point. When
-// the queue has no room for as many records as a ring range can make, the drainer does not even
-// write its spans: room_for_spans() says so before it decodes the range, which then only counts
-// them. (Sized by the previous pass instead, a large pass made the small ones after it withhold
-// spans that would have fitted: OneClock.SpansNestExactlyPerThreadAndEveryOutputAgrees under TSan.)
+// Backpressure: at most `queue_spans` spans and gauge samples are in flight between the drainer
+// and the writer (steps and Thread records are never dropped, and not counted). The drainer asks
+// span_room() how many more the queue takes before it decodes a ring range, and writes the spans
+// of only as much of the range as surely fits; the rest of the range is decoded for the
+// aggregates and its spans are only counted (dropped_spans()). One rule, one place: a pass the
+// drainer built within the room is never refused here, so no span is decoded only to be dropped.
+// (With an empty queue once taken as room for any range, a pass larger than the queue was written
+// whole and then refused whole: flat out on grown rings the writer received nothing,
+// TimelineWriter.ARangeLargerThanTheQueueWritesWhatFitsAndCountsTheRest.) A pass handed over
+// otherwise that does not fit loses its spans and gauge samples, never its steps. The aggregates
+// are unaffected either way: they are built before this point.
 //
 // Ordering with snapshots: hold() delivers everything drained so far, waits until the writer has
 // handed it to the backends and called on_timeline_flush, and keeps the writer parked until the
@@ -76,10 +80,10 @@ public:
     // Delivers everything and joins the writer (after the drainer has stopped).
     void stop();
 
-    // Asked before the drainer decodes a range (drainer thread): false, with the filters set in
-    // `limits`, when the queue has no room for `records` more (an empty queue takes any number:
-    // what does not fit is dropped in enqueue).
-    bool room_for_spans(std::size_t records, WithheldSpans& limits) const;
+    // Asked before the drainer decodes a range (drainer thread): how many more spans and gauge
+    // samples the queue takes now (it only frees room meanwhile), with the filters set in
+    // `limits` for counting those withheld.
+    std::size_t span_room(WithheldSpans& limits) const;
     // The drainer's span sink, called after every pass (drainer thread); `withheld`, for a pass
     // that withheld its spans, holds what it counted instead of writing.
     void on_pass(TimelineRecords& raw, const std::vector<SpanThread>& threads,
@@ -119,7 +123,7 @@ private:
         Backend* added = nullptr;
         std::uint64_t barrier = 0;    // nonzero: deliver everything, acknowledge, wait for release
         bool last = false;            // the writer exits after this item
-        std::size_t budget = 0;       // records charged to in_flight_
+        std::size_t budget = 0;       // spans and gauge samples charged to in_flight_
         std::size_t held_slots = 0;   // the stream's capacity, charged to queued_slots_
     };
     struct Sink {
