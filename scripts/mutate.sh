@@ -73,6 +73,10 @@ mutation live_thread_drops_left_out sdk/src/engine/drainer.cpp \
     'snapshot.dropped += t.dropped;' \
     '(void)t.dropped;' \
     ringprof_core_tests 'DropAccounting.*:Session.*'
+# Timeline backpressure: a range writes all its spans however little room the writer's queue has.
+mutation range_ignores_queue_room sdk/src/engine/drainer.cpp \
+    'const std::uint64_t split = head - tail <= fits ? head : tail + fits;' 'const std::uint64_t split = head;' \
+    ringprof_timeline_tests 'TimelineWriter.*'
 # Clock conversion: ticks divided by the rate instead of multiplied.
 mutation ticks_divided_by_rate sdk/src/engine/clock_calibration.hpp \
     'return static_cast<double>(ticks) * ns_per_tick();' 'return static_cast<double>(ticks) / ns_per_tick();' \

@@ -27,9 +27,9 @@ public:
 
     // Decodes events [from, to) of the track's ring. Returns where it stopped: `to` (past it when
     // `to` falls inside a record of several events, all published), or earlier when an adopted
-    // context's capture has not been read yet. The capture was published before
-    // the adopt, so the pass after the one that first blocked reads it; a track still blocked
-    // after two passes met a capture that was dropped (full ring) and adopts at the root.
+    // context's capture has not been read yet. The capture was published before the adopt, so
+    // the pass after the one that first blocked reads it; a track still blocked after two passes
+    // met a capture that was dropped (full ring) and adopts at the root.
     // With `records` non-null, what a timeline shows is appended there (timeline_records.hpp);
     // with `withheld` non-null too, the spans and gauge samples are only counted there.
     std::uint64_t decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to,

@@ -41,11 +41,12 @@
 
 namespace ringprof::detail {
 
-// The part of a ring range the timeline writer has no room for (timeline_writer.hpp, backpressure) is
-// decoded with its spans withheld: its steps and Thread records are written as ever, and its spans and gauge
-// samples are only counted here, split as the writer's filters would have split them. Writing
-// them only for the writer to drop them cost the drainer, flat out, the copy of every pass and
-// the page faults of buffers grown for it (bench_pipeline, BM_PipelineFlatOut).
+// The part of a ring range the timeline writer has no room for (timeline_writer.hpp,
+// backpressure) is decoded with its spans withheld: its steps and Thread records are written as
+// ever, and its spans and gauge samples are only counted here, split as the writer's filters
+// would have split them. Writing them only for the writer to drop them cost the drainer, flat
+// out, the copy of every pass and the page faults of buffers grown for it (bench_pipeline,
+// BM_PipelineFlatOut).
 struct WithheldSpans {
     std::uint32_t max_depth = ~std::uint32_t{0};  // the writer's filters (TimelineOptions)
     std::uint64_t min_ticks = 0;
