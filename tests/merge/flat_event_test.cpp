@@ -135,6 +135,10 @@ TEST(FlatEventFastPath, LeavesToSimdjsonWhatItIsNotSureOf) {
         R"({"ts" 1})",
         R"({"ts": 1 "ph": "X"})",
         R"({"ts": 12a})",
+        R"({"ts": 12:})",                                   // bytes just above '9', read a word at a time
+        R"({"ts": 1234567;, "ph": "X"})",
+        R"({"dur": 12345678?, "ph": "X"})",
+        R"({"pid": 1/})",                                   // and just below '0'
         R"({"ts": tru})",
         R"({"other": {"a": 1}, "ph": "X"})",                // unknown key, nested value
         R"({"other": [], "ph": "X"})",
@@ -146,6 +150,20 @@ TEST(FlatEventFastPath, LeavesToSimdjsonWhatItIsNotSureOf) {
         R"(5)",
     };
     for (const char* text : cases) EXPECT_FALSE(taken_and_agreed(text)) << "taken: " << text;
+}
+
+// The fast path writes args back in a buffer of its own (1 KiB): args that fit are taken, longer
+// ones left to simdjson, whole, never cut.
+TEST(FlatEventFastPath, LongArgsAreLeftToSimdjsonNotCut) {
+    const auto event = [](std::size_t bytes) {
+        return R"({"ph": "X", "args": {"a": 1, "long": ")" + std::string(bytes, 'x') + R"(", "b": 2.5}})";
+    };
+    EXPECT_TRUE(taken_and_agreed(event(900)));
+    EXPECT_FALSE(taken_and_agreed(event(1100)));
+    ParsedEvent p;
+    bool is_object = false;
+    ASSERT_TRUE(parse_event_with_simdjson(event(1100), p, is_object));
+    EXPECT_EQ(p.args.size(), 1100 + std::string(R"({"a": 1, "long": "", "b": 2.5})").size());
 }
 
 // simdjson 3.0.1's get_number() reads a float of 19 or more digits as 0.0; Python reads it
@@ -220,6 +238,40 @@ TEST(FlatEventFastPath, AgreesWithSimdjsonOnRandomEvents) {
     // Both sides of the decision are exercised (else this test could not fail).
     EXPECT_GT(taken, 2000);
     EXPECT_GT(declined, 2000);
+}
+
+// Integers of every length (the digits are read a word at a time: every count of digits in a
+// word, and words cut by the end of the text), and floats of every digit count and exponent,
+// inside the range read by one exact multiplication or division (up to 2^53 and 10^±22) and
+// outside it (where from_chars reads them): each is the very number simdjson reads.
+TEST(FlatEventFastPath, ReadsEveryNumberAsSimdjsonReadsIt) {
+    std::mt19937_64 rng(2261);
+    const auto digits = [&](std::size_t n) {
+        std::string d;
+        for (std::size_t i = 0; i < n; ++i) d += static_cast<char>('0' + rng() % 10);
+        return d;
+    };
+    int taken = 0;
+    for (std::size_t length = 1; length <= 19; ++length) {
+        for (int i = 0; i < 50; ++i) {
+            const std::string number = (i % 2 ? "-" : "") + std::to_string(1 + rng() % 9) + digits(length - 1);
+            taken += taken_and_agreed(R"({"ph": "X", "args": {"v": )" + number + R"(, "dur": 0}, "pid": )" + number + "}");
+            ParsedEvent at_end;  // the number is the text's last bytes but the closing brace
+            if (parse_flat_event(R"({"dur":)" + number + "}", at_end)) {
+                EXPECT_EQ(show(at_end.dur), show(TraceNumber::integer(std::stoll(number)))) << number;
+            }
+        }
+    }
+    for (int i = 0; i < 20000; ++i) {
+        const std::size_t whole = 1 + rng() % 10, fraction = rng() % 10;
+        std::string number = (rng() % 4 == 0 ? "-" : "") + std::to_string(1 + rng() % 9) + digits(whole - 1);
+        if (fraction || rng() % 2) number += "." + digits(fraction ? fraction : 1);
+        if (rng() % 2) number += std::string("eE"[rng() % 2] + std::string(rng() % 2 ? "-" : "")) + std::to_string(rng() % 40);
+        taken += taken_and_agreed(R"({"ph": "X", "args": {"v": )" + number + R"(, "dur": 0}, "ts": 1})") &&
+                 taken_and_agreed(R"({"ph": "X", "dur": )" + number + "}");
+        if (::testing::Test::HasFailure()) break;
+    }
+    EXPECT_GT(taken, 15000 + 800);  // the fast path took nearly all of them
 }
 
 // The rule for copying a number's text: whenever it says yes, Python's json.dumps (repr for

@@ -1,9 +1,9 @@
 #include "merge/merged_file_writer.hpp"
 
-#include <charconv>
 #include <utility>
 
 #include "json/json_text.hpp"
+#include "merge/decimal_text.hpp"
 
 namespace ringprof::detail {
 
@@ -33,8 +33,7 @@ void MergedFileWriter::line_start() {
 }
 
 void MergedFileWriter::append_int(std::int64_t v) {
-    char* p = out_.room(24);
-    out_.advance(static_cast<std::size_t>(std::to_chars(p, p + 24, v).ptr - p));
+    out_.advance(write_decimal(out_.room(24), v));
 }
 
 void MergedFileWriter::append_string(std::string_view s) {

@@ -3,7 +3,6 @@
 #include "ringprof/merged_timeline.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <functional>
 #include <filesystem>
@@ -17,6 +16,7 @@
 
 #include "trace/byte_source.hpp"
 #include "json/json_text.hpp"
+#include "merge/decimal_text.hpp"
 #include "merge/record_store.hpp"
 #include "merge/merged_file_writer.hpp"
 #include "merge/ordered_readers.hpp"
@@ -160,8 +160,7 @@ private:
 
     void append_number(m::TextBuffer& text, m::TraceNumber n) {
         if (!n.is_float) {
-            char* p = text.room(24);
-            text.advance(static_cast<std::size_t>(std::to_chars(p, p + 24, n.i).ptr - p));
+            text.advance(m::write_decimal(text.room(24), n.i));
             return;
         }
         scratch_.clear();

@@ -1,6 +1,7 @@
 #include "trace/flat_event.hpp"
 
 #include <charconv>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 
@@ -94,7 +95,10 @@ stopped:
     return q + 1;
 }
 
-// Digits from q, eight at a time where eight remain; their value (mod 2^64) added into v.
+// Digits from q, eight at a time where eight remain; their value (mod 2^64) added into v. (Finding
+// how many of eight bytes are digits with one word test, for every number, cost more than this
+// loop on the short pids, durations and relative times that most numbers are: callgrind, +38 M
+// instructions on bench_merge's input.)
 inline Pos digits(Pos q, Pos end, std::uint64_t& v) {
     if constexpr (kEightAtOnce) {
         while (end - q >= 8) {
@@ -109,6 +113,25 @@ inline Pos digits(Pos q, Pos end, std::uint64_t& v) {
     return q;
 }
 
+// The double nearest to m * 10^e when one IEEE operation on exact operands gives it (Clinger's
+// fast path: m and 10^|e| are exact doubles, and a product or quotient is correctly rounded), as
+// from_chars would; false otherwise. from_chars took 140 instructions a float (callgrind), the 2.5
+// of every TensorFlow op's dur: 1% of a merge.
+bool exact_fast_double(std::uint64_t m, int e, bool negative, double& out) {
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
+    static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (m > (std::uint64_t{1} << 53) || e < -22 || e > 22) return false;
+    const double d = static_cast<double>(m);
+    out = e < 0 ? d / kPow10[-e] : d * kPow10[e];
+    if (negative) out = -out;
+    return true;
+#else
+    (void)m, (void)e, (void)negative, (void)out;
+    return false;
+#endif
+}
+
 // A JSON number as simdjson reads it: integers of up to 18 digits (always within int64) as
 // integers, numbers with a fraction or exponent as the correctly rounded double (from_chars,
 // like simdjson, rounds correctly). Gives up on -0 (its type is simdjson's to say), on more than
@@ -119,23 +142,27 @@ Pos number(Pos q, Pos end, TraceNumber& out, std::string_view& token) {
     q += negative;
     const Pos first_digit = q;
     if (!(q < end && is_digit(*q))) return nullptr;
-    std::uint64_t v = 0;
+    std::uint64_t v = 0;  // all the digits, the fraction's too (mod 2^64: used only within 19)
     q = *q == '0' ? q + 1 : digits(q, end, v);
     std::size_t all_digits = static_cast<std::size_t>(q - first_digit);
     bool is_float = false;
+    int exponent = 0;  // of ten, on v
     if (q < end && *q == '.') {
         const Pos fraction = ++q;
-        std::uint64_t ignored = 0;
-        q = digits(q, end, ignored);
+        q = digits(q, end, v);
         if (q == fraction) return nullptr;
         all_digits += static_cast<std::size_t>(q - fraction);
+        exponent = -static_cast<int>(q - fraction);
         is_float = true;
     }
     if (q < end && (*q == 'e' || *q == 'E')) {
         ++q;
+        const bool below = q < end && *q == '-';
         if (q < end && (*q == '+' || *q == '-')) ++q;
         if (!(q < end && is_digit(*q))) return nullptr;
-        while (q < end && is_digit(*q)) ++q;
+        int written = 0;
+        for (; q < end && is_digit(*q); ++q) written = written < 10000 ? written * 10 + (*q - '0') : written;
+        exponent += below ? -written : written;
         is_float = true;
     }
     token = std::string_view(s, static_cast<std::size_t>(q - s));
@@ -149,8 +176,10 @@ Pos number(Pos q, Pos end, TraceNumber& out, std::string_view& token) {
         return q;
     }
     double d = 0;
-    const auto r = std::from_chars(s, q, d);
-    if (r.ec != std::errc() || r.ptr != q || !std::isfinite(d)) return nullptr;
+    if (!exact_fast_double(v, exponent, negative, d)) {
+        const auto r = std::from_chars(s, q, d);
+        if (r.ec != std::errc() || r.ptr != q || !std::isfinite(d)) return nullptr;
+    }
     out = TraceNumber::floating(d);
     return q;
 }
@@ -198,6 +227,43 @@ inline Pos key_of(Pos q, Pos end, std::string_view& key) {
     return q ? skip_space(q, end) : nullptr;
 }
 
+// The args text as it is built: in a local buffer, copied into p.args once, where appending to
+// the string piece by piece (a call and a capacity check for each of eight pieces a member) made
+// reading an event's args cost about 880 instructions (callgrind, bench_merge input).
+class ArgsWriter {
+public:
+    explicit ArgsWriter(Pos input_end) : input_end_(input_end) {}
+
+    // Each returns false when the args outgrow the buffer: the fast path then gives up on the
+    // event, and simdjson reads it.
+    // A piece of the input (a key, a string, a number as written): a short one is copied as one
+    // fixed 16-byte word when the input has that many bytes left.
+    bool input(std::string_view piece) {
+        if (piece.size() > room()) return false;
+        if (piece.size() <= 16 && input_end_ - piece.data() >= 16) std::memcpy(at_, piece.data(), 16);
+        else std::memcpy(at_, piece.data(), piece.size());
+        at_ += piece.size();
+        return true;
+    }
+    template <std::size_t N>
+    bool literal(const char (&s)[N]) { return other(std::string_view(s, N - 1)); }
+    bool other(std::string_view s) {
+        if (s.size() > room()) return false;
+        std::memcpy(at_, s.data(), s.size());
+        at_ += s.size();
+        return true;
+    }
+    bool empty() const { return at_ == text_; }
+    void copy_to(std::string& out) const { out.assign(text_, static_cast<std::size_t>(at_ - text_)); }
+
+private:
+    static constexpr std::size_t kSize = 1024;
+    std::size_t room() const { return static_cast<std::size_t>(text_ + kSize - at_); }
+    char text_[kSize + 16];  // 16 spare bytes for the fixed copies
+    char* at_ = text_;
+    Pos input_end_;
+};
+
 // args: an object of plain strings and numbers, written back as Python's json.dumps writes it
 // (what read_args in trace_reader.cpp writes for the same values), or null.
 Pos read_flat_args(Pos q, Pos end, ParsedEvent& p) {
@@ -207,32 +273,34 @@ Pos read_flat_args(Pos q, Pos end, ParsedEvent& p) {
     if (!q) return nullptr;
     q = skip_space(q, end);
     if (q < end && *q == '}') return q + 1;  // {} is falsy in Python: no args
-    std::string& out = p.args;
-    out += '{';
+    ArgsWriter out(end);
     for (bool more = true; more;) {
         std::string_view key;
         if (!(q = key_of(q, end, key))) return nullptr;
-        if (out.size() > 1) out += ", ";
-        out += '"';
-        out += key;
-        out += "\": ";
+        if (!(out.empty() ? out.literal("{\"") : out.literal(", \"")) || !out.input(key)) return nullptr;
         if (q < end && *q == '"') {
             std::string_view s;
             if (!(q = plain_string(q, end, s))) return nullptr;
-            out += '"';
-            out += s;
-            out += '"';
+            if (!out.literal("\": \"") || !out.input(s) || !out.literal("\"")) return nullptr;
             note_string_arg(p, key, s);
         } else {
             TraceNumber n;
             std::string_view token;
-            if (!(q = number(q, end, n, token))) return nullptr;
-            if (n.is_float) detail::append_python_float(out, n.d); else out += token;
+            if (!(q = number(q, end, n, token)) || !out.literal("\": ")) return nullptr;
+            if (n.is_float) {
+                thread_local std::string repr;
+                repr.clear();
+                detail::append_python_float(repr, n.d);
+                if (!out.other(repr)) return nullptr;
+            } else if (!out.input(token)) {
+                return nullptr;
+            }
             note_number_arg(p, key, n, token);
         }
         if (!(q = after_member(q, end, more))) return nullptr;
     }
-    out += '}';
+    if (!out.literal("}")) return nullptr;
+    out.copy_to(p.args);
     return q;
 }
 
@@ -258,28 +326,75 @@ inline Pos read_time(Pos q, Pos end, bool& has, TraceNumber& out, ParsedEvent& p
     return q;
 }
 
-// The keys the reader uses, told apart by length before a full compare.
-Pos read_member(Pos q, Pos end, std::string_view key, ParsedEvent& p) {
+// The members the reader uses.
+enum class Field { ph, ts, pid, tid, dur, name, args, other };
+
+// Told apart by length before a full compare.
+Field field_of(std::string_view key) {
     switch (key.size()) {
-        case 2:
-            if (key == "ph") { q = plain_string(q, end, p.ph); p.has_ph = q != nullptr; return q; }
-            if (key == "ts") return read_time(q, end, p.has_ts, p.ts, p, nullptr);
+        case 2: return key == "ph" ? Field::ph : key == "ts" ? Field::ts : Field::other;
+        case 3: return key == "pid" ? Field::pid : key == "tid" ? Field::tid : key == "dur" ? Field::dur : Field::other;
+        case 4: return key == "name" ? Field::name : key == "args" ? Field::args : Field::other;
+        default: return Field::other;
+    }
+}
+
+// The bytes of s as a little-endian word, the first byte lowest (what memcpy of s gives).
+template <std::size_t N>
+constexpr std::uint64_t word_of(const char (&s)[N]) {
+    static_assert(N - 1 <= 8, "at most a word");
+    std::uint64_t w = 0;
+    for (std::size_t i = 0; i + 1 < N; ++i) w |= std::uint64_t{static_cast<unsigned char>(s[i])} << (8 * i);
+    return w;
+}
+
+// The used keys as json.dumps and compact writers put them ("ph": or "ph":), recognised from the
+// word at the opening quote by one masked compare each: reading the key as a string and then
+// comparing it took about 40 instructions a key. Returns the position of the value, or nullptr for
+// any other key or spelling (which key_of reads).
+inline Pos known_key(Pos q, Pos end, Field& f) {
+    if (!kEightAtOnce || end - q < 8) return nullptr;
+    std::uint64_t w;
+    std::memcpy(&w, q, 8);
+    const auto is = [w](std::uint64_t key, std::size_t bytes) { return (w & (~std::uint64_t{0} >> (64 - 8 * bytes))) == key; };
+    std::size_t n = 0;
+    switch (q[1]) {
+        case 'p':
+            if (is(word_of("\"ph\":"), 5)) f = Field::ph, n = 5;
+            else if (is(word_of("\"pid\":"), 6)) f = Field::pid, n = 6;
             break;
-        case 3:
-            if (key == "pid") return read_id(q, end, p.has_pid, p.pid);
-            if (key == "tid") return read_id(q, end, p.has_tid, p.tid);
-            if (key == "dur") return read_time(q, end, p.has_dur, p.dur, p, &p.dur_text);
+        case 't':
+            if (is(word_of("\"ts\":"), 5)) f = Field::ts, n = 5;
+            else if (is(word_of("\"tid\":"), 6)) f = Field::tid, n = 6;
             break;
-        case 4:
-            if (key == "name") {
-                q = plain_string(q, end, p.name);
-                p.has_name = p.name_ok = p.name_plain = q != nullptr;
-                return q;
-            }
-            if (key == "args") return read_flat_args(q, end, p);
+        case 'd':
+            if (is(word_of("\"dur\":"), 6)) f = Field::dur, n = 6;
+            break;
+        case 'n':
+            if (is(word_of("\"name\":"), 7)) f = Field::name, n = 7;
+            break;
+        case 'a':
+            if (is(word_of("\"args\":"), 7)) f = Field::args, n = 7;
             break;
         default:
             break;
+    }
+    return n ? skip_space(q + n, end) : nullptr;
+}
+
+Pos read_member(Pos q, Pos end, Field field, ParsedEvent& p) {
+    switch (field) {
+        case Field::ph: q = plain_string(q, end, p.ph); p.has_ph = q != nullptr; return q;
+        case Field::ts: return read_time(q, end, p.has_ts, p.ts, p, nullptr);
+        case Field::pid: return read_id(q, end, p.has_pid, p.pid);
+        case Field::tid: return read_id(q, end, p.has_tid, p.tid);
+        case Field::dur: return read_time(q, end, p.has_dur, p.dur, p, &p.dur_text);
+        case Field::name:
+            q = plain_string(q, end, p.name);
+            p.has_name = p.name_ok = p.name_plain = q != nullptr;
+            return q;
+        case Field::args: return read_flat_args(q, end, p);
+        case Field::other: break;
     }
     return skip_scalar(q, end);
 }
@@ -317,9 +432,15 @@ const char* read_flat_event(const char* begin, const char* end, ParsedEvent& p) 
     q = skip_space(q, end);
     if (q < end && *q == '}') return q + 1;
     for (bool more = true; more;) {
-        std::string_view key;
-        if (!(q = key_of(q, end, key))) return nullptr;
-        if (!(q = read_member(q, end, key, p))) return nullptr;
+        Field field = Field::other;
+        if (const Pos value = known_key(q, end, field)) {
+            q = value;
+        } else {
+            std::string_view key;
+            if (!(q = key_of(q, end, key))) return nullptr;
+            field = field_of(key);
+        }
+        if (!(q = read_member(q, end, field, p))) return nullptr;
         if (!(q = after_member(q, end, more))) return nullptr;
     }
     return q;
