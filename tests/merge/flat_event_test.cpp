@@ -152,6 +152,23 @@ TEST(FlatEventFastPath, LeavesToSimdjsonWhatItIsNotSureOf) {
     for (const char* text : cases) EXPECT_FALSE(taken_and_agreed(text)) << "taken: " << text;
 }
 
+// A float step_num is Python's int() of it; one beyond int64 is no step at all (it equals no step
+// a merge can ask for), on both paths, where casting it was undefined behaviour.
+TEST(FlatEventFastPath, AFloatStepBeyondInt64IsNoStep) {
+    for (const char* text : {R"({"ph": "X", "args": {"step_num": 9.5e18}})", R"({"ph": "X", "args": {"step_num": -1e300}})"}) {
+        ParsedEvent fast, careful;
+        bool is_object = false;
+        ASSERT_TRUE(parse_flat_event(text, fast)) << text;
+        ASSERT_TRUE(parse_event_with_simdjson(text, careful, is_object)) << text;
+        EXPECT_FALSE(fast.has_step) << text;
+        EXPECT_FALSE(careful.has_step) << text;
+    }
+    ParsedEvent p;
+    ASSERT_TRUE(parse_flat_event(R"({"ph": "X", "args": {"step_num": -7.9}})", p));
+    EXPECT_TRUE(p.has_step);
+    EXPECT_EQ(p.step, -7);
+}
+
 // The fast path writes args back in a buffer of its own (1 KiB): args that fit are taken, longer
 // ones left to simdjson, whole, never cut.
 TEST(FlatEventFastPath, LongArgsAreLeftToSimdjsonNotCut) {

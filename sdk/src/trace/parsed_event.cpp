@@ -14,8 +14,11 @@ void note_number_arg(ParsedEvent& p, std::string_view key, TraceNumber value, st
     if (key == "start_time_since_epoch_in_micros") { p.base = value; p.has_base = true; }
     else if (key == "thread_id") { p.thread_id = token; p.has_thread_id = true; }
     else if (key == "step_num") {
-        p.has_step = true;
-        p.step = value.is_float ? static_cast<std::int64_t>(std::trunc(value.d)) : value.i;
+        // Python's int() of a float; one beyond int64 (the cast would be undefined) equals no
+        // step a merge can be asked for, so it is no step.
+        const double whole = value.is_float ? std::trunc(value.d) : 0.0;
+        p.has_step = !value.is_float || (whole >= -9223372036854775808.0 && whole < 9223372036854775808.0);
+        p.step = !value.is_float ? value.i : p.has_step ? static_cast<std::int64_t>(whole) : 0;
     } else if (key == "name") { p.arg_name = token; p.has_arg_name = true; }
 }
 
