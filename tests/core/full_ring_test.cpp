@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "sanitizer_build.hpp"
 #include "bounded_child.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
@@ -261,9 +262,7 @@ TEST(WaitPolicy, StoppingTheSessionUnderWaitingProducersFinishes) {
 }
 
 TEST(WaitPolicy, AForkedChildRecordsExactlyAndFinishes) {
-#if defined(__SANITIZE_THREAD__)
-    GTEST_SKIP() << "ThreadSanitizer does not support threads started after fork";
-#endif
+    if (ringprof::testing::kThreadSanitizer) GTEST_SKIP() << "ThreadSanitizer does not support threads started after fork";
     TempDir dir;
     const ChildOutcome parent = run_bounded(
         [&] {

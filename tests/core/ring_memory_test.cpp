@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "sanitizer_build.hpp"
 #include "bounded_child.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
@@ -40,11 +41,7 @@ std::uint64_t status_kib(const std::string& field) {
     return 0;
 }
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;  // shadow memory: RSS and address space are the sanitizer's
-#else
-constexpr bool kSanitized = false;
-#endif
+using testing::kSanitized;
 
 TEST(RingMemory, AThousandLiveThreadsRecordingAFewScopesEachCostUnder64MB) {
     if (kSanitized) GTEST_SKIP() << "a sanitizer's shadow memory dominates RSS";

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sanitizer_build.hpp"
 #include "bounded_process.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
@@ -110,17 +111,7 @@ void expect_whole_outputs(const std::string& dir, const std::string& run_id, con
     EXPECT_TRUE(whole_json(read_text(dir + "/" + run_id + "_stats.json")));
 }
 
-#if defined(__SANITIZE_THREAD__)
-constexpr bool kThreadSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-constexpr bool kThreadSanitizer = true;
-#else
-constexpr bool kThreadSanitizer = false;
-#endif
-#else
-constexpr bool kThreadSanitizer = false;
-#endif
+using ringprof::testing::kThreadSanitizer;
 
 void check_fork(ChildEnd end, bool child_records) {
     if (kThreadSanitizer && child_records) {

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "sanitizer_build.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
@@ -152,11 +153,7 @@ void worker_process_body(int write_fd, int sends) {
 // die_after_fork says. Under TSan each worker is therefore a fresh copy of this program (fork +
 // exec) that runs worker_process_body from a test environment: the send/receive/graft path is
 // still checked across real processes, and the fork handling itself by the other builds.
-#if defined(__SANITIZE_THREAD__)
-constexpr bool kExecWorkers = true;
-#else
-constexpr bool kExecWorkers = false;
-#endif
+constexpr bool kExecWorkers = ringprof::testing::kThreadSanitizer;
 constexpr const char* kWorkerFdVariable = "RINGPROF_TEST_WORKER_FD";
 
 class ExecWorkerMode : public ::testing::Environment {
