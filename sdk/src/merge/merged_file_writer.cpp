@@ -1,5 +1,6 @@
 #include "merge/merged_file_writer.hpp"
 
+#include <cstring>
 #include <utility>
 
 #include "json/json_text.hpp"
@@ -96,13 +97,24 @@ void MergedFileWriter::write(const StoredEvent& e, const std::vector<std::string
         std::string& middle = middle_of_thread_[e.thread];
         middle = ", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) + ", \"ph\": \"X\", \"ts\": ";
     }
-    line_start();
-    out_.append_literal("{\"name\": ");
-    out_.append(e.head);
-    out_.append(middle_of_thread_[e.thread]);
-    out_.append(e.tail);
+    // The line in one reservation, its pieces copied straight in: appending them one by one (a
+    // room check and a size update each, through two calls) was a fifth of writing a line.
+    static constexpr char kStart[] = ",\n{\"name\": ";
+    const std::string& middle = middle_of_thread_[e.thread];
+    const std::size_t n = sizeof kStart - 1 + e.head.size() + middle.size() + e.tail.size();
+    char* p = out_.room(n);
+    std::memcpy(p, kStart, sizeof kStart - 1);
+    if (first_line_) p[0] = '[';  // the first line opens the array instead
+    first_line_ = false;
+    char* at = p + sizeof kStart - 1;
+    std::memcpy(at, e.head.data(), e.head.size());
+    at += e.head.size();
+    std::memcpy(at, middle.data(), middle.size());
+    at += middle.size();
+    std::memcpy(at, e.tail.data(), e.tail.size());
+    out_.advance(n);
     ++events_;
-    drain(false);
+    if (out_.size() >= kFlushBytes) drain(false);
 }
 
 void MergedFileWriter::finish() {

@@ -60,8 +60,9 @@ bool before(TraceNumber a, std::uint64_t sa, TraceNumber b, std::uint64_t sb) {
 }
 
 // The index's order, (start, seq); two integer starts (nearly all) are compared without decoding.
+// Always inlined: GCC kept it a call, 19 instructions of which were the call (callgrind).
 template <class Entry>
-bool entry_before(const Entry& a, const Entry& b) {
+[[gnu::always_inline]] inline bool entry_before(const Entry& a, const Entry& b) {
     if (((a.seq_flag | b.seq_flag) & Entry::kFloat) == 0) {
         const auto ia = static_cast<std::int64_t>(a.bits), ib = static_cast<std::int64_t>(b.bits);
         return ia != ib ? ia < ib : a.seq_flag < b.seq_flag;
