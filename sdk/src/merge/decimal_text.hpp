@@ -4,6 +4,7 @@
 // it into digits in the lanes of one 64-bit word, written with one store.
 #pragma once
 
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -26,6 +27,9 @@ inline std::uint64_t eight_digit_lanes(std::uint32_t n) {
 // Writes v in decimal at `out` and returns its length. Writes up to 24 bytes (past the length
 // too): `out` must have that much room.
 inline std::size_t write_decimal(char* out, std::int64_t value) {
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    return static_cast<std::size_t>(std::to_chars(out, out + 24, value).ptr - out);  // the lanes are little-endian
+#endif
     constexpr std::uint64_t kAscii = 0x3030303030303030;
     std::size_t sign = 0;
     std::uint64_t v = static_cast<std::uint64_t>(value);
@@ -54,7 +58,7 @@ inline std::size_t write_decimal(char* out, std::int64_t value) {
         lead(v / 100000000);
         full(v % 100000000);
     } else {
-        lead(v / 10000000000000000);  // at most 1844
+        lead(v / 10000000000000000);  // at most 922
         v %= 10000000000000000;
         full(v / 100000000);
         full(v % 100000000);

@@ -348,10 +348,10 @@ constexpr std::uint64_t word_of(const char (&s)[N]) {
     return w;
 }
 
-// The used keys as json.dumps and compact writers put them ("ph": or "ph":), recognised from the
-// word at the opening quote by one masked compare each: reading the key as a string and then
-// comparing it took about 40 instructions a key. Returns the position of the value, or nullptr for
-// any other key or spelling (which key_of reads).
+// The used keys as json.dumps and compact writers both put them (the colon right after the
+// quote), recognised from the word at the opening quote by one masked compare each: reading the
+// key as a string and then comparing it took about 40 instructions a key. Returns the position of
+// the value, or nullptr for any other key or spelling (which key_of reads).
 inline Pos known_key(Pos q, Pos end, Field& f) {
     if (!kEightAtOnce || end - q < 8) return nullptr;
     std::uint64_t w;
