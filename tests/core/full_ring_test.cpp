@@ -16,10 +16,10 @@
 #include <thread>
 #include <vector>
 
-#include "sanitizer_build.hpp"
 #include "bounded_child.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
+#include "sanitizer_build.hpp"
 #include "temp_dir.hpp"
 
 namespace ringprof {

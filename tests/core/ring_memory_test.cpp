@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "sanitizer_build.hpp"
 #include "bounded_child.hpp"
 #include "ringprof/ringprof.hpp"
+#include "sanitizer_build.hpp"
 #include "temp_dir.hpp"
 #include "timers_only_config.hpp"
 

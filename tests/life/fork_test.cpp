@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "sanitizer_build.hpp"
 #include "bounded_process.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
+#include "sanitizer_build.hpp"
 #include "temp_dir.hpp"
 
 // Forked children start threads of their own; ThreadSanitizer allows that when asked to.

@@ -10,11 +10,11 @@
 #include <x86intrin.h>
 #endif
 
-#include "sanitizer_build.hpp"
 #include "engine/aggregator.hpp"
 #include "engine/clock_calibration.hpp"
 #include "engine/marker_cost.hpp"
 #include "ringprof/ringprof.hpp"
+#include "sanitizer_build.hpp"
 #include "temp_dir.hpp"
 #include "engine/thread_ring.hpp"
 #include "timers_only_config.hpp"

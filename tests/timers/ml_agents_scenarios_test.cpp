@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "sanitizer_build.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
+#include "sanitizer_build.hpp"
 #include "temp_dir.hpp"
 
 namespace ringprof {
