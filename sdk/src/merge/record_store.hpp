@@ -55,6 +55,9 @@ public:
     RecordStore(const RecordStore&) = delete;
     RecordStore& operator=(const RecordStore&) = delete;
 
+    // Reserves the index for input of about this many bytes (inflated, for gzip files).
+    void reserve_index_for(std::uint64_t input_bytes);
+
     // Events added after this call come after every event of lower-ranked files that has the same
     // start, and before those of higher-ranked ones, whatever order the files are stored in (the
     // merge stores the largest files first). Without it, ties keep the order of add() calls.
