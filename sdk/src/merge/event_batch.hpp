@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "merge/chunk_pool.hpp"
 #include "merge/text_buffer.hpp"
 #include "trace/trace_number.hpp"
 
@@ -26,8 +27,23 @@ struct EventBatch {
         std::uint32_t tail_size = 0;
         std::size_t offset = 0;
     };
+    // The chunks a reader's batches are made of (chunk_pool.hpp says why): a batch is full when
+    // either its text or its event array is.
+    struct Memory {
+        ChunkPool text{256 * 1024};
+        ChunkPool events{128 * 1024};  // 2,730 events; bench_merge's batches hold about 2,400
+    };
+    static EventBatch in(Memory& memory) {
+        EventBatch b;
+        b.text.take_from(&memory.text);
+        b.events = Events(ChunkAllocator<Event>(&memory.events));
+        b.events.reserve(memory.events.chunk_bytes() / sizeof(Event));
+        return b;
+    }
+
     std::vector<Track> new_tracks;
-    std::vector<Event> events;
+    using Events = std::vector<Event, ChunkAllocator<Event>>;
+    Events events;
     TextBuffer text;
 
     bool empty() const { return events.empty() && new_tracks.empty(); }

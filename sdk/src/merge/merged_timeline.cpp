@@ -79,15 +79,18 @@ struct Tables {
 };
 
 // Runs on a reader thread: keeps the events that overlap the range, already in the merged file's
-// text, and sends them to the merging thread in batches of about kBatchBytes.
+// text, and sends them to the merging thread in batches of about a text chunk.
 class BatchSink final : public m::EventSink {
 public:
-    // 256 KiB: large enough that a batch's hand-over costs nothing per event, small enough to stay
-    // in cache between the reader that writes it and the merging thread that copies it.
-    static constexpr std::size_t kBatchBytes = 256 * 1024;
+    // A text chunk (256 KiB) less room for the last event: large enough that a batch's hand-over
+    // costs nothing per event, small enough to stay in cache between the reader that writes it and
+    // the merging thread that writes the records' headers into it.
+    static constexpr std::size_t kRoomForLastEvent = 4096;
 
-    BatchSink(std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range, m::OrderedReaders::Outbox& out)
-        : range_(range), out_(out) {}
+    BatchSink(std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range, m::OrderedReaders::Outbox& out,
+              m::EventBatch::Memory& memory)
+        : range_(range), out_(out), memory_(memory), batch_(m::EventBatch::in(memory)),
+          batch_text_(memory.text.chunk_bytes() - kRoomForLastEvent) {}
 
     std::optional<m::TraceNumber> max_end;  // over the file's kept events
 
@@ -117,22 +120,20 @@ public:
         ev.tail_size = static_cast<std::uint32_t>(text.size() - head_at - ev.head_size);
         batch_.events.push_back(ev);
         if (!max_end || m::compare(*max_end, end) < 0) max_end = end;
-        if (text.size() >= kBatchBytes) flush();
+        if (text.size() >= batch_text_ || batch_.events.size() == batch_.events.capacity()) flush();
     }
 
     void flush() {
         if (batch_.empty()) return;
         m::FileMessage msg;
         msg.batch = std::move(batch_);
-        batch_ = m::EventBatch{};
-        batch_.text.reserve(kBatchBytes + 4096);
-        batch_.events.reserve(msg.batch.events.size());
+        batch_ = m::EventBatch::in(memory_);
         out_.send(std::move(msg));
     }
 
     // The file is read again from its start: what was sent so far must be forgotten.
     void restart() {
-        batch_ = m::EventBatch{};
+        batch_ = m::EventBatch::in(memory_);
         slot_of_.clear();
         epoch_ = 0;
         next_slot_ = 0;
@@ -188,7 +189,9 @@ private:
 
     std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range_;
     m::OrderedReaders::Outbox& out_;
+    m::EventBatch::Memory& memory_;
     m::EventBatch batch_;
+    std::size_t batch_text_;
     std::string scratch_;
     std::vector<std::uint32_t> slot_of_;  // per track index of the current epoch
     std::uint32_t epoch_ = 0, next_slot_ = 0;
@@ -324,6 +327,7 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
     std::filesystem::create_directories(out_dir, ec);
     if (!std::filesystem::is_directory(out_dir, ec)) throw MergeError(out_dir + ": cannot create the output folder");
 
+    m::EventBatch::Memory batch_memory;  // outlives the store, which keeps the batches' text
     m::RecordStore store(budget, temp_dir.empty() ? std::filesystem::temp_directory_path().string() : temp_dir);
     std::uint64_t input_bytes = 0;
     for (const auto& f : files) input_bytes += text_bytes(f);
@@ -336,7 +340,7 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
         const std::vector<std::size_t> order = storing_order(files);
         std::vector<std::vector<std::string>> notes_of(files.size());  // reported in reading order
         const auto read_file = [&](std::size_t k, m::OrderedReaders::Outbox& out) {
-            BatchSink sink(plan.range, out);
+            BatchSink sink(plan.range, out, batch_memory);
             m::FileMessage done;
             done.error = read_one(files[order[k]], sink, [&] { sink.restart(); }, done.outcome);
             if (!done.error) sink.flush();
@@ -368,8 +372,9 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
                     // the merging thread's largest cost after writing (a memcpy of every event and
                     // a page fault per fresh 4 KiB of the store's arena, all on the critical path).
                     const std::size_t bytes = msg.batch.text.capacity();
-                    char* const text = msg.batch.text.release();
-                    store.adopt(m::RecordStore::Block(text), bytes);
+                    m::MemoryBlock block = msg.batch.text.release();
+                    char* const text = block.get();
+                    store.adopt(std::move(block), bytes);
                     for (const auto& ev : msg.batch.events) {
                         char* const rec = text + ev.offset;
                         m::RecordStore::put_header(rec, ids[ev.track].first, ids[ev.track].second, ev.head_size,

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "merge/chunk_pool.hpp"
 #include "trace/trace_number.hpp"
 
 namespace ringprof::detail {
@@ -45,10 +46,7 @@ struct StoredEvent {
 
 class RecordStore {
 public:
-    struct FreeBlock {
-        void operator()(char* p) const { std::free(p); }
-    };
-    using Block = std::unique_ptr<char, FreeBlock>;
+    using Block = MemoryBlock;
 
     RecordStore(std::size_t budget_bytes, std::string temp_parent);
     ~RecordStore();
@@ -66,7 +64,7 @@ public:
     void add(const StoredEvent& e);
 
     // Records written in place by the caller, without a copy: kRecordHeader bytes (put_header),
-    // then head, then tail. adopt() takes over a block of such records (from std::malloc, `bytes`
+    // then head, then tail. adopt() takes over a block of such records (`bytes`
     // counted against the budget; the store spills first if it would pass it), add_record() then
     // indexes each record of that block. The budget can thus be passed by one block's index.
     static constexpr std::size_t kRecordHeader = 16;  // phase, thread, head length, tail length

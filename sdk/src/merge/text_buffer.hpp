@@ -10,6 +10,8 @@
 #include <new>
 #include <string_view>
 
+#include "merge/chunk_pool.hpp"
+
 namespace ringprof::detail {
 
 class TextBuffer {
@@ -42,28 +44,34 @@ public:
         if (n > cap_) grow(n - size_);
     }
     std::size_t capacity() const { return cap_; }
-    // Hands the bytes over (to be freed with std::free), leaving the buffer empty: the merge keeps
-    // a batch's text as its stored records instead of copying it.
-    char* release() {
+    // Hands the bytes over, leaving the buffer empty: the merge keeps a batch's text as its stored
+    // records instead of copying it.
+    MemoryBlock release() {
         size_ = cap_ = 0;
-        return data_.release();
+        return std::move(data_);
     }
+    // The first chunk of room comes from the pool; only growth beyond it (an event larger than
+    // what is left of the chunk) goes to malloc.
+    void take_from(ChunkPool* pool) { pool_ = pool; }
 
 private:
     void grow(std::size_t n) {
+        if (pool_ && size_ == 0 && n <= pool_->chunk_bytes()) {
+            data_ = pool_->take();
+            cap_ = pool_->chunk_bytes();
+            return;
+        }
         std::size_t cap = cap_ ? cap_ * 2 : 4096;
         while (cap - size_ < n) cap *= 2;
         char* bigger = static_cast<char*>(std::malloc(cap));  // left uninitialised: only written bytes are read
         if (!bigger) throw std::bad_alloc();
         if (size_) std::memcpy(bigger, data_.get(), size_);
-        data_.reset(bigger);
+        data_ = MemoryBlock(bigger);
         cap_ = cap;
     }
 
-    struct Free {
-        void operator()(char* p) const { std::free(p); }
-    };
-    std::unique_ptr<char, Free> data_;
+    MemoryBlock data_;
+    ChunkPool* pool_ = nullptr;
     std::size_t size_ = 0, cap_ = 0;
 };
 
