@@ -46,7 +46,11 @@ struct ReaderSetup {
     std::string node_id;
     bool has_base = false;     // base known from outside (TF marker, or a second reading)
     TraceNumber base;
-    std::size_t chunk_bytes = 1 << 20;  // read size; tiny values exercise chunk boundaries
+    // Read size; tiny values exercise chunk boundaries. 128 KiB stays in the core's L2 cache
+    // between read() writing it and the parser reading it: against 1 MiB, bench_merge's input
+    // took 4% less CPU time (a tenth less in the kernel) and 2% less wall time (median of 40
+    // interleaved pairs).
+    std::size_t chunk_bytes = 128 << 10;
     // A B without its E is left out (smdebug); viewers instead draw it to the last event of its
     // thread, and so does the flame graph when this is set.
     bool close_open_spans = false;
