@@ -9,8 +9,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 namespace ringprof::detail {
