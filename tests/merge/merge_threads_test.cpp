@@ -105,6 +105,45 @@ TEST(MergeThreads, EveryReaderThreadCountWritesTheSameRange) {
     for (unsigned threads : {2u, 8u}) expect_same(one, merge_with(dir.path(), threads, true), threads);
 }
 
+// A batch is a fixed chunk of text: an event larger than what is left of it (or than a whole
+// chunk) grows that batch beyond its chunk, and the store then holds blocks of both kinds,
+// spilled or not. Every such event comes out whole, among the others, in order.
+TEST(MergeThreads, EventsLargerThanABatchChunkComeOutWhole) {
+    TempDir dir;
+    std::vector<PhaseEvent> events;
+    std::vector<std::string> big_names;
+    for (int i = 0; i < 4000; ++i) {
+        std::string name = "op" + std::to_string(i);
+        if (i % 1000 == 500) {
+            name = std::string(static_cast<std::size_t>(100000 * (i / 1000 + 1)), static_cast<char>('a' + i / 1000));
+            big_names.push_back(name);
+        }
+        std::string args;
+        if (i == 1700) args = R"({"note": ")" + std::string(300000, 'n') + R"("})";
+        events.push_back({"Forward", name, 1000 + i * 10, 5, args});
+    }
+    write_file(pevents_file(dir.path(), kBase + 100000, "1-a", "pythontimeline.json"), smdebug_timeline(kBase, events));
+    for (std::size_t budget : {std::size_t{256} << 20, std::size_t{1} << 20}) {  // in memory, then spilled
+        for (unsigned threads : {1u, 2u}) {
+            MergedTimeline merger(dir.path().string(), {}, (dir.path() / "out").string());
+            merger.set_reader_threads(threads);
+            merger.set_memory_budget(budget);
+            const MergeResult r = merger.merge_all();
+            ASSERT_TRUE(r.complete()) << budget << " " << threads;
+            const auto x = only_x(read_output(r.output_path));
+            ASSERT_EQ(x.size(), events.size());
+            std::size_t big = 0;
+            for (std::size_t i = 0; i < x.size(); ++i) {
+                EXPECT_EQ(x[i].name, events[i].name) << "event " << i;
+                EXPECT_EQ(x[i].ts, static_cast<double>(kBase + events[i].ts));
+                if (x[i].name.size() > 1000) ++big;
+            }
+            EXPECT_EQ(big, big_names.size());
+            EXPECT_TRUE(x[1700].args_json == R"({"note":")" + std::string(300000, 'n') + R"("})");
+        }
+    }
+}
+
 }  // namespace
 
 namespace {
