@@ -24,6 +24,12 @@ inline std::uint64_t eight_digit_lanes(std::uint32_t n) {
     return q | ((v - q * 10) << 8);
 }
 
+// Writes the eight digits of n < 10^8 at `out`, leading zeros kept, with one store.
+inline void write_eight_digits(char* out, std::uint32_t n) {
+    const std::uint64_t lanes = eight_digit_lanes(n) + 0x3030303030303030;
+    std::memcpy(out, &lanes, 8);
+}
+
 // Writes v in decimal at `out` and returns its length. Writes up to 24 bytes (past the length
 // too): `out` must have that much room.
 inline std::size_t write_decimal(char* out, std::int64_t value) {
@@ -48,8 +54,7 @@ inline std::size_t write_decimal(char* out, std::int64_t value) {
         p += 8 - zeros;
     };
     const auto full = [&p](std::uint64_t n) {
-        const std::uint64_t lanes = eight_digit_lanes(static_cast<std::uint32_t>(n)) + kAscii;
-        std::memcpy(p, &lanes, 8);
+        write_eight_digits(p, static_cast<std::uint32_t>(n));
         p += 8;
     };
     if (v < 100000000) {

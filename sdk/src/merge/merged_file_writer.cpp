@@ -5,6 +5,7 @@
 
 #include "json/json_text.hpp"
 #include "merge/decimal_text.hpp"
+#include "trace/trace_number.hpp"
 
 namespace ringprof::detail {
 
@@ -100,8 +101,9 @@ void MergedFileWriter::write(const StoredEvent& e, const std::vector<std::string
     // The line in one reservation, its pieces copied straight in: appending them one by one (a
     // room check and a size update each, through two calls) was a fifth of writing a line.
     static constexpr char kStart[] = ",\n{\"name\": ";
+    static constexpr std::size_t kLongestNumber = 32;  // an int64, or a float as repr prints it
     const std::string& middle = middle_of_thread_[e.thread];
-    const std::size_t n = sizeof kStart - 1 + e.head.size() + middle.size() + e.tail.size();
+    const std::size_t n = sizeof kStart - 1 + e.head.size() + middle.size() + kLongestNumber + e.tail.size();
     char* p = out_.room(n);
     std::memcpy(p, kStart, sizeof kStart - 1);
     if (first_line_) p[0] = '[';  // the first line opens the array instead
@@ -111,10 +113,36 @@ void MergedFileWriter::write(const StoredEvent& e, const std::vector<std::string
     at += e.head.size();
     std::memcpy(at, middle.data(), middle.size());
     at += middle.size();
+    // ts from the stored start rather than from the record: printing it here fits in this pass's
+    // slack (it waits on the writing thread) and takes 16 bytes of fresh memory off every record.
+    if (!e.start.is_float) {
+        at += write_ts(at, e.start.i);
+    } else {
+        scratch_.clear();
+        append_number(scratch_, e.start);
+        std::memcpy(at, scratch_.data(), scratch_.size());
+        at += scratch_.size();
+    }
     std::memcpy(at, e.tail.data(), e.tail.size());
-    out_.advance(n);
+    at += e.tail.size();
+    out_.advance(static_cast<std::size_t>(at - p));
     ++events_;
     if (out_.size() >= kFlushBytes) drain(false);
+}
+
+// Starts are written in order, so their leading digits rarely change: above 10^8 the digits
+// before the last eight are printed once per 10^8 us (100 s of trace time) and copied after.
+std::size_t MergedFileWriter::write_ts(char* out, std::int64_t v) {
+    constexpr std::int64_t kLow = 100000000;
+    if (v < kLow) return write_decimal(out, v);
+    const std::int64_t high = v / kLow;
+    if (high != ts_high_) {
+        ts_high_ = high;
+        ts_high_size_ = write_decimal(ts_high_text_, high);
+    }
+    std::memcpy(out, ts_high_text_, sizeof ts_high_text_);
+    write_eight_digits(out + ts_high_size_, static_cast<std::uint32_t>(v % kLow));
+    return ts_high_size_ + 8;
 }
 
 void MergedFileWriter::finish() {

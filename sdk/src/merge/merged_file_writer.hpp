@@ -37,6 +37,7 @@ private:
     void append_int(std::int64_t v);
     void append_string(std::string_view s);  // as a JSON string, ASCII only
     void drain(bool all);
+    std::size_t write_ts(char* out, std::int64_t v);  // as write_decimal
 
     AtomicFile file_;
     BackgroundWriter writer_{file_};  // after file_: stopped before the file is dropped
@@ -47,6 +48,9 @@ private:
     std::vector<std::string> middle_of_thread_;  // the text from the name's end to ts, per track
     std::int64_t next_tid_ = 1;
     std::int64_t next_in_range_[11];
+    std::int64_t ts_high_ = -1;  // v / 10^8 of the last ts above 10^8, and its text
+    char ts_high_text_[24];
+    std::size_t ts_high_size_ = 0;
     bool first_line_ = true;
     std::uint64_t events_ = 0, metadata_ = 0;
 };

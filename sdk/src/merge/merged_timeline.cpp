@@ -107,7 +107,7 @@ public:
         const std::size_t head_at = text.size();
         append_name(text, e.name, e.name_plain);
         ev.head_size = static_cast<std::uint32_t>(text.size() - head_at);
-        append_number(text, e.start);
+        // ts is left to the writer, which prints it from the stored start: 16 bytes less a record.
         text.append_literal(", \"dur\": ");
         // The reader's text of the duration where it is already Python's (printing floats through
         // repr was 4% of a merge's instructions).
