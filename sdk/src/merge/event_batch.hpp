@@ -21,8 +21,9 @@ struct EventBatch {
         TraceNumber start;
         std::uint32_t track = 0;      // per-reading number, see above
         // text[offset, +RecordStore::kRecordHeader): room for the record header, left to the
-        // merging thread; then head_size bytes: the quoted name; then tail_size: the rest of the
-        // line after ts (which the writer prints from `start`). The text is stored as it is (RecordStore::adopt).
+        // merging thread; then head_size bytes: the quoted name; then tail_size: the line from the
+        // duration's value on (the writer prints ts from `start`, and the `"dur"` key). The text
+        // is stored as it is (RecordStore::adopt).
         std::uint32_t head_size = 0;
         std::uint32_t tail_size = 0;
         std::size_t offset = 0;

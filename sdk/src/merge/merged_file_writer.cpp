@@ -101,9 +101,10 @@ void MergedFileWriter::write(const StoredEvent& e, const std::vector<std::string
     // The line in one reservation, its pieces copied straight in: appending them one by one (a
     // room check and a size update each, through two calls) was a fifth of writing a line.
     static constexpr char kStart[] = ",\n{\"name\": ";
+    static constexpr char kDur[] = ", \"dur\": ";
     static constexpr std::size_t kLongestNumber = 32;  // an int64, or a float as repr prints it
     const std::string& middle = middle_of_thread_[e.thread];
-    const std::size_t n = sizeof kStart - 1 + e.head.size() + middle.size() + kLongestNumber + e.tail.size();
+    const std::size_t n = sizeof kStart - 1 + e.head.size() + middle.size() + kLongestNumber + sizeof kDur + e.tail.size();
     char* p = out_.room(n);
     std::memcpy(p, kStart, sizeof kStart - 1);
     if (first_line_) p[0] = '[';  // the first line opens the array instead
@@ -113,8 +114,9 @@ void MergedFileWriter::write(const StoredEvent& e, const std::vector<std::string
     at += e.head.size();
     std::memcpy(at, middle.data(), middle.size());
     at += middle.size();
-    // ts from the stored start rather than from the record: printing it here fits in this pass's
-    // slack (it waits on the writing thread) and takes 16 bytes of fresh memory off every record.
+    // ts from the stored start, and the dur key, rather than from the record: this fits in this
+    // pass's slack (it waits on the writing thread) and takes 25 bytes of fresh memory off every
+    // record.
     if (!e.start.is_float) {
         at += write_ts(at, e.start.i);
     } else {
@@ -123,6 +125,8 @@ void MergedFileWriter::write(const StoredEvent& e, const std::vector<std::string
         std::memcpy(at, scratch_.data(), scratch_.size());
         at += scratch_.size();
     }
+    std::memcpy(at, kDur, sizeof kDur - 1);
+    at += sizeof kDur - 1;
     std::memcpy(at, e.tail.data(), e.tail.size());
     at += e.tail.size();
     out_.advance(static_cast<std::size_t>(at - p));
