@@ -98,10 +98,9 @@ public:
         const m::TraceNumber end = m::add(e.start, e.dur);
         if (range_ && (m::compare(end, range_->first) < 0 || m::compare(range_->second, e.start) < 0)) return;
         m::EventBatch::Event ev;
-        ev.start = e.start;
-        ev.track = track(e);
+        ev.set(e.start, track(e));
         m::TextBuffer& text = batch_.text;
-        ev.offset = text.size();
+        ev.offset = static_cast<std::uint32_t>(text.size());
         text.room(m::RecordStore::kRecordHeader);  // written by the merging thread, which knows the ids
         text.advance(m::RecordStore::kRecordHeader);
         const std::size_t head_at = text.size();
@@ -377,9 +376,9 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
                     store.adopt(std::move(block), bytes);
                     for (const auto& ev : msg.batch.events) {
                         char* const rec = text + ev.offset;
-                        m::RecordStore::put_header(rec, ids[ev.track].first, ids[ev.track].second, ev.head_size,
-                                                   ev.tail_size);
-                        store.add_record(ev.start, rec);
+                        const auto& [phase, thread] = ids[ev.track()];
+                        m::RecordStore::put_header(rec, phase, thread, ev.head_size, ev.tail_size);
+                        store.add_record(ev.start(), rec);
                     }
                     continue;
                 }
