@@ -20,7 +20,7 @@ struct EventBatch {
     };
     // 24 bytes, so that a 128 KiB chunk of them matches a 256 KiB chunk of text: with 48-byte
     // entries the entries filled first and left half of each batch's text chunk unused, and
-    // bench_merge's store took 29 slabs of fresh huge pages instead of 21 (1.11x the wall time).
+    // bench_merge's store took 29 slabs of fresh huge pages instead of 19 (1.06x the wall time).
     struct Event {
     private:
         static constexpr std::uint32_t kFloat = 1u << 31;  // in track_: the start is a double
