@@ -11,8 +11,8 @@ namespace ringprof::detail {
 
 namespace {
 
-// Straight from mmap, cut to a 2 MiB boundary: 2 MiB blocks from malloc's heaps were mostly not
-// given huge pages.
+// Straight from mmap, cut to a 2 MiB boundary: a slab is its own mapping, aligned without
+// malloc's headers beside it, and unmapped whole with the pool.
 char* map_slab() {
     constexpr std::size_t kSlab = ChunkPool::kSlabBytes;
     void* p = ::mmap(nullptr, 2 * kSlab, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
