@@ -10,22 +10,6 @@
 
 namespace ringprof::detail {
 
-TraceNumber add(TraceNumber a, TraceNumber b) {
-    if (!a.is_float && !b.is_float) {
-        std::int64_t r = 0;
-        if (!__builtin_add_overflow(a.i, b.i, &r)) return TraceNumber::integer(r);
-    }
-    return TraceNumber::floating(a.as_double() + b.as_double());
-}
-
-TraceNumber subtract(TraceNumber a, TraceNumber b) {
-    if (!a.is_float && !b.is_float) {
-        std::int64_t r = 0;
-        if (!__builtin_sub_overflow(a.i, b.i, &r)) return TraceNumber::integer(r);
-    }
-    return TraceNumber::floating(a.as_double() - b.as_double());
-}
-
 int compare_mixed(TraceNumber a, TraceNumber b) {
     const long double x = a.exact();
     const long double y = b.exact();

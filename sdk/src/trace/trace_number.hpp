@@ -24,8 +24,17 @@ struct TraceNumber {
 };
 
 // Python semantics: int+int stays int (falls back to float only on int64 overflow), else float.
-TraceNumber add(TraceNumber a, TraceNumber b);
-TraceNumber subtract(TraceNumber a, TraceNumber b);
+// Inline: every event's start and end are sums, and the call was 2% of a merge's instructions.
+inline TraceNumber add(TraceNumber a, TraceNumber b) {
+    std::int64_t r = 0;
+    if (!a.is_float && !b.is_float && !__builtin_add_overflow(a.i, b.i, &r)) return TraceNumber::integer(r);
+    return TraceNumber::floating(a.as_double() + b.as_double());
+}
+inline TraceNumber subtract(TraceNumber a, TraceNumber b) {
+    std::int64_t r = 0;
+    if (!a.is_float && !b.is_float && !__builtin_sub_overflow(a.i, b.i, &r)) return TraceNumber::integer(r);
+    return TraceNumber::floating(a.as_double() - b.as_double());
+}
 int compare_mixed(TraceNumber a, TraceNumber b);
 // -1, 0, 1. Inline: sorting merged events calls it about 20 times per event.
 inline int compare(TraceNumber a, TraceNumber b) {
