@@ -1,7 +1,8 @@
 // Holds the flat-event fast path to the simdjson path on arbitrary bytes: whatever text the fast
 // path takes, simdjson must read as an object with exactly the same fields, and a duration text it
-// hands the writer to copy must be how the number prints. A difference aborts,
-// and libFuzzer keeps the input.
+// hands the writer to copy must be how the number prints; and the input's lines, read one after
+// another by one FlatEventReader, must each come out as read_flat_event reads it. A difference
+// aborts, and libFuzzer keeps the input.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -31,10 +32,35 @@ bool same(const ParsedEvent& a, const ParsedEvent& b) {
            a.has_base == b.has_base && a.has_step == b.has_step && same(a.base, b.base) && a.step == b.step;
 }
 
+// The input's lines as the events of one file, read by one FlatEventReader (from a padded copy,
+// as from a stream buffer): each must come out as read_flat_event reads it.
+void check_layout_reader(std::string_view text) {
+    ringprof::detail::FlatEventReader reader;
+    std::string padded;
+    for (std::size_t at = 0; at <= text.size();) {
+        std::size_t eol = text.find('\n', at);
+        if (eol == std::string_view::npos) eol = text.size();
+        const std::string_view line = text.substr(at, eol - at);
+        padded.assign(line.data(), line.size());
+        padded.append(ringprof::detail::FlatEventReader::kGap, '}');
+        const char* begin = padded.data();
+        ParsedEvent a, b;
+        const char* by_layout = reader.read(begin, begin + line.size(), a);
+        const char* afresh = ringprof::detail::read_flat_event(begin, begin + line.size(), b);
+        if (by_layout != afresh || (afresh && !same(a, b))) {
+            std::fprintf(stderr, "FlatEventReader read a line differently from read_flat_event: %.*s\n",
+                         static_cast<int>(line.size()), line.data());
+            std::abort();
+        }
+        at = eol + 1;
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
+    check_layout_reader(text);
     ParsedEvent fast;
     if (!ringprof::detail::parse_flat_event(text, fast)) return 0;
     ParsedEvent reference;

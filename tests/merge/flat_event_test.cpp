@@ -356,4 +356,113 @@ TEST(FlatEventFastPath, EventsItDeclinesKeepTheirPlaceInTheFile) {
     }
 }
 
+
+// FlatEventReader reads an event whose bytes between its values are those of the event before by
+// comparing them and reading only the values: it must give exactly what read_flat_event gives,
+// whatever the values are this time (another kind, malformed, cut by the end of the text), and
+// must never compare bytes past the end it is given, though it may read them.
+struct ReaderOutcome {
+    std::ptrdiff_t end;  // -1: not taken
+    std::string fields;
+};
+
+ReaderOutcome read_with(FlatEventReader* reader, const std::string& text, std::size_t size) {
+    // The bytes past `size` are the rest of the text and then padding, as in a stream buffer.
+    std::string padded = text + std::string(FlatEventReader::kGap, '}');
+    ParsedEvent p;
+    const char* begin = padded.data();
+    const char* end = reader ? reader->read(begin, begin + size, p) : read_flat_event(begin, begin + size, p);
+    return {end ? end - begin : -1, end ? show(p) : std::string()};
+}
+
+struct Layout {
+    std::vector<std::string> keys;
+    std::vector<std::string> before;  // the bytes before each value; the first opens the object
+    std::string close;
+};
+
+Layout random_layout(std::mt19937_64& rng) {
+    const auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    const auto ws = [&] {
+        static const char* spaces[] = {"", "", " ", " ", "\n", "  "};
+        return std::string(spaces[pick(6)]);
+    };
+    static const char* keys[] = {"ph", "name", "pid", "tid", "ts", "dur", "args", "cat", "id"};
+    Layout l;
+    const std::size_t members = 1 + pick(7);
+    for (std::size_t m = 0; m < members; ++m) {
+        l.keys.push_back(keys[pick(std::size(keys))]);
+        l.before.push_back((m ? ws() + "," + ws() : "{" + ws()) + "\"" + l.keys.back() + "\"" + ws() + ":" + ws());
+    }
+    l.close = ws() + "}";
+    return l;
+}
+
+// Mostly a value of the member's usual kind; one in ten, any value at all, good or bad.
+std::string random_value(const std::string& key, std::mt19937_64& rng) {
+    static const char* strings[] = {"\"X\"", "\"M\"", "\"op:MatMul\"", "\"\"", "\"12\""};
+    static const char* numbers[] = {"0", "7", "17127479", "12345678", "1234567890123456", "2.5", "1e5", "-3"};
+    static const char* args[] = {"{\"step_num\": \"3\", \"x\": 1.5}", "{\"name\": \"w\"}", "{}", "null"};
+    static const char* any[] = {"\"X\"", "7", "2.5", "true", "null", "{}", "\"a\\\"b\"", "\"\xc3\xa9\"", "-0", "01",
+                                "1e400", "[1]", "{\"a\": {\"b\": 1}}", "\"unterminated"};
+    const auto from = [&](const auto& list) { return std::string(list[rng() % std::size(list)]); };
+    if (rng() % 10 == 0) return from(any);
+    if (key == "ts" || key == "dur") return from(numbers);
+    if (key == "pid" || key == "tid") return rng() % 2 ? from(numbers) : from(strings);
+    if (key == "args") return from(args);
+    return from(strings);
+}
+
+std::string instance(const Layout& l, std::mt19937_64& rng) {
+    std::string e;
+    for (std::size_t m = 0; m < l.keys.size(); ++m) e += l.before[m] + random_value(l.keys[m], rng);
+    return e + l.close;
+}
+
+TEST(FlatEventReader, ReadsEveryEventOfAFileAsReadFlatEventDoes) {
+    std::mt19937_64 rng(20261202);
+    FlatEventReader reader;
+    Layout layout = random_layout(rng);
+    int taken = 0, declined = 0;
+    for (int i = 0; i < 40000; ++i) {
+        if (rng() % 20 == 0) layout = random_layout(rng);  // the file's next kind of event
+        std::string text = instance(layout, rng);
+        if (rng() % 25 == 0) text.insert(rng() % text.size(), 1, " ,:\"{}"[rng() % 6]);  // one event differs
+        // Now and then the text ends inside the event, its remaining bytes still readable after.
+        const std::size_t size = rng() % 10 == 0 ? rng() % (text.size() + 1) : text.size();
+        const ReaderOutcome expected = read_with(nullptr, text, size);
+        const ReaderOutcome got = read_with(&reader, text, size);
+        ASSERT_EQ(got.end, expected.end) << text.substr(0, size);
+        ASSERT_EQ(got.fields, expected.fields) << text.substr(0, size);
+        (expected.end >= 0 ? taken : declined)++;
+    }
+    EXPECT_GT(taken, 5000);
+    EXPECT_GT(declined, 5000);
+}
+
+// The cases that matter most, spelled out: the same layout with a value of another kind, a
+// malformed value, more bytes of space, another key in the same place, one member fewer.
+TEST(FlatEventReader, AnEventOfAnotherLayoutOrKindOfValueIsReadAfresh) {
+    const char* learned = R"({"ph": "X", "name": "a", "ts": 5, "pid": 1, "dur": 2})";
+    const char* others[] = {
+        R"({"ph": "X", "name": "a", "ts": 5, "pid": "1", "dur": 2.5})",
+        R"({"ph": "X", "name": "a", "ts": "5", "pid": 1, "dur": 2})",
+        R"({"ph": "X", "name": "a\"", "ts": 5, "pid": 1, "dur": 2})",
+        R"({"ph": "X", "name": "a", "ts": 5,  "pid": 1, "dur": 2})",
+        R"({"ph": "X", "name": "a", "tid": 5, "pid": 1, "dur": 2})",
+        R"({"ph": "X", "name": "a", "ts": 5, "pid": 1})",
+        R"({"ph": "X", "name": "a", "ts": 5, "pid": 1, "dur": 2, "tid": 3})",
+        R"({"ph": "X", "name": "a", "ts": 5, "pid": 1, "dur": {"x": 1}})",
+        R"({"ph": "X", "name": "a", "ts": 5, "pid": 1, "dur": 2})",
+    };
+    for (const char* other : others) {
+        FlatEventReader reader;
+        ASSERT_GT(read_with(&reader, learned, std::strlen(learned)).end, 0);
+        const ReaderOutcome expected = read_with(nullptr, other, std::strlen(other));
+        const ReaderOutcome got = read_with(&reader, other, std::strlen(other));
+        EXPECT_EQ(got.end, expected.end) << other;
+        EXPECT_EQ(got.fields, expected.fields) << other;
+    }
+}
+
 }  // namespace

@@ -95,10 +95,7 @@ stopped:
     return q + 1;
 }
 
-// Digits from q, eight at a time where eight remain; their value (mod 2^64) added into v. (Finding
-// how many of eight bytes are digits with one word test, for every number, cost more than this
-// loop on the short pids, durations and relative times that most numbers are: callgrind, +38 M
-// instructions on bench_merge's input.)
+// Digits from q, eight at a time where eight remain; their value (mod 2^64) added into v.
 inline Pos digits(Pos q, Pos end, std::uint64_t& v) {
     if constexpr (kEightAtOnce) {
         while (end - q >= 8) {
@@ -136,7 +133,7 @@ bool exact_fast_double(std::uint64_t m, int e, bool negative, double& out) {
 // integers, numbers with a fraction or exponent as the correctly rounded double (from_chars,
 // like simdjson, rounds correctly). Gives up on -0 (its type is simdjson's to say), on more than
 // 19 digits and on anything out of range.
-Pos number(Pos q, Pos end, TraceNumber& out, std::string_view& token) {
+Pos general_number(Pos q, Pos end, TraceNumber& out, std::string_view& token) {
     const Pos s = q;
     const bool negative = q < end && *q == '-';
     q += negative;
@@ -182,6 +179,48 @@ Pos number(Pos q, Pos end, TraceNumber& out, std::string_view& token) {
     }
     out = TraceNumber::floating(d);
     return q;
+}
+
+// How many digits (0-8) begin the word at q, and their value: the first byte that is not a digit
+// sets its high bit in `other` (a carry or borrow only runs into the bytes after it, which are
+// then shifted out).
+inline unsigned word_digits(Pos q, std::uint64_t& value) {
+    std::uint64_t w;
+    std::memcpy(&w, q, 8);
+    const std::uint64_t other = ((w + 0x4646464646464646) | (w - 0x3030303030303030)) & 0x8080808080808080;
+    if (other == 0) {
+        value = eight_digit_value(w);
+        return 8;
+    }
+    const unsigned count = static_cast<unsigned>(__builtin_ctzll(other)) / 8;
+    value = count == 0 ? 0 : eight_digit_value((w << (64 - 8 * count)) | (0x3030303030303030 >> (8 * count)));
+    return count;
+}
+
+// Nearly every number in a trace is a non-negative integer of at most 15 digits (pids, times,
+// durations): read inline a word at a time, where the call and the byte loop of general_number
+// took about 100 instructions a number (callgrind, bench_merge input). Anything else (a sign, a
+// fraction, an exponent), or a number too near the end of the text, is general_number's.
+[[gnu::always_inline]] inline Pos number(Pos q, Pos end, TraceNumber& out, std::string_view& token) {
+    static constexpr std::uint64_t kPow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+    if (kEightAtOnce && end - q > 16) {
+        std::uint64_t v = 0;
+        unsigned n = word_digits(q, v);
+        if (n == 8) {
+            std::uint64_t low = 0;
+            const unsigned more = word_digits(q + 8, low);
+            v = v * kPow10[more] + low;
+            n += more;
+        }
+        const char after = q[n];
+        // One digit to 15, no leading zero of several (general_number's to stop after).
+        if (n - 1 < 15 && (n == 1 || *q != '0') && after != '.' && (after | 0x20) != 'e') {
+            out = TraceNumber::integer(static_cast<std::int64_t>(v));
+            token = std::string_view(q, n);
+            return q + n;
+        }
+    }
+    return general_number(q, end, out, token);
 }
 
 inline Pos literal(Pos q, Pos end, std::string_view word) {
@@ -304,14 +343,14 @@ Pos read_flat_args(Pos q, Pos end, ParsedEvent& p) {
     return q;
 }
 
-inline Pos read_id(Pos q, Pos end, bool& has, std::string_view& id) {
+[[gnu::always_inline]] inline Pos read_id(Pos q, Pos end, bool& has, std::string_view& id) {
     if (q < end && *q == '"') q = plain_string(q, end, id);
     else { TraceNumber n; q = number(q, end, n, id); }  // ids keep the number as written
     has = q != nullptr;
     return q;
 }
 
-inline Pos read_time(Pos q, Pos end, bool& has, TraceNumber& out, ParsedEvent& p, std::string_view* text) {
+[[gnu::always_inline]] inline Pos read_time(Pos q, Pos end, bool& has, TraceNumber& out, ParsedEvent& p, std::string_view* text) {
     TraceNumber n;
     std::string_view token;
     if (!(q = number(q, end, n, token))) return nullptr;
@@ -322,7 +361,7 @@ inline Pos read_time(Pos q, Pos end, bool& has, TraceNumber& out, ParsedEvent& p
     }
     out = n;
     has = true;
-    if (text) *text = python_number_text(token, n) ? token : std::string_view();
+    if (text) *text = !n.is_float || python_number_text(token, n) ? token : std::string_view();
     return q;
 }
 
@@ -382,7 +421,7 @@ inline Pos known_key(Pos q, Pos end, Field& f) {
     return n ? skip_space(q + n, end) : nullptr;
 }
 
-Pos read_member(Pos q, Pos end, Field field, ParsedEvent& p) {
+[[gnu::always_inline]] inline Pos read_member(Pos q, Pos end, Field field, ParsedEvent& p) {
     switch (field) {
         case Field::ph: q = plain_string(q, end, p.ph); p.has_ph = q != nullptr; return q;
         case Field::ts: return read_time(q, end, p.has_ts, p.ts, p, nullptr);
@@ -426,7 +465,27 @@ bool python_number_text(std::string_view token, const TraceNumber& n) {
     return significant <= 15;
 }
 
-const char* read_flat_event(const char* begin, const char* end, ParsedEvent& p) {
+namespace {
+
+// Where each member's value lay in the event just read, for FlatEventReader to learn its layout.
+struct NoLayout {
+    void member(Pos, Pos, Field) {}
+};
+struct LayoutSeen {
+    static constexpr unsigned kMost = FlatEventReader::kMembers;
+    Pos starts[kMost], ends[kMost];
+    Field fields[kMost];
+    unsigned members = 0;
+    bool too_many = false;
+    void member(Pos start, Pos end, Field field) {
+        if (members == kMost) { too_many = true; return; }
+        starts[members] = start, ends[members] = end, fields[members] = field;
+        ++members;
+    }
+};
+
+template <class Layout>
+const char* read_object(const char* begin, const char* end, ParsedEvent& p, Layout& layout) {
     Pos q = expect(begin, end, '{');
     if (!q) return nullptr;
     q = skip_space(q, end);
@@ -440,10 +499,75 @@ const char* read_flat_event(const char* begin, const char* end, ParsedEvent& p) 
             if (!(q = key_of(q, end, key))) return nullptr;
             field = field_of(key);
         }
+        const Pos value = q;
         if (!(q = read_member(q, end, field, p))) return nullptr;
+        layout.member(value, q, field);
         if (!(q = after_member(q, end, more))) return nullptr;
     }
     return q;
+}
+
+// Whether the `size` (at most FlatEventReader::kGap) bytes at q, all before `end`, are `gap`'s;
+// reads kGap bytes from q, which the caller guarantees readable.
+inline bool gap_at(Pos q, Pos end, const char* gap, unsigned size) {
+    if (static_cast<std::size_t>(end - q) < size) return false;
+#if defined(__SSE2__)
+    static_assert(FlatEventReader::kGap == 32, "two 16-byte compares");
+    const auto equal = [&](int at) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + at));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(gap + at));
+        return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)));
+    };
+    std::uint64_t same = equal(0);
+    if (size > 16) same |= std::uint64_t{equal(16)} << 16;
+    const std::uint64_t wanted = (std::uint64_t{1} << size) - 1;
+    return (same & wanted) == wanted;
+#else
+    return std::memcmp(q, gap, size) == 0;
+#endif
+}
+
+}  // namespace
+
+const char* read_flat_event(const char* begin, const char* end, ParsedEvent& p) {
+    NoLayout none;
+    return read_object(begin, end, p, none);
+}
+
+const char* FlatEventReader::read(const char* begin, const char* end, ParsedEvent& p) {
+    if (members_ != 0) {
+        Pos q = begin;
+        unsigned i = 0;
+        for (; i < members_; ++i) {
+            const Member& m = member_[i];
+            if (!gap_at(q, end, m.gap, m.gap_size)) break;
+            if (!(q = read_member(q + m.gap_size, end, static_cast<Field>(m.field), p))) break;
+        }
+        if (i == members_ && gap_at(q, end, close_, close_size_)) return q + close_size_;
+        // Another layout: read afresh. What the members matched so far wrote into p, the same
+        // members (same keys, same values) write again, so p needs no reset.
+    }
+    LayoutSeen seen;
+    const char* close = read_object(begin, end, p, seen);
+    members_ = 0;
+    if (!close || seen.too_many || seen.members == 0) return close;
+    // The bytes before each value (from the end of the one before, or from the '{'), and after the
+    // last one up to the '}'.
+    Pos from = begin;
+    for (unsigned i = 0; i < seen.members; ++i) {
+        const auto size = static_cast<std::size_t>(seen.starts[i] - from);
+        if (size > kGap) return close;
+        std::memcpy(member_[i].gap, from, size);
+        member_[i].gap_size = static_cast<std::uint8_t>(size);
+        member_[i].field = static_cast<std::uint8_t>(seen.fields[i]);
+        from = seen.ends[i];
+    }
+    const auto size = static_cast<std::size_t>(close - from);
+    if (size > kGap) return close;
+    std::memcpy(close_, from, size);
+    close_size_ = static_cast<std::uint8_t>(size);
+    members_ = static_cast<std::uint8_t>(seen.members);
+    return close;
 }
 
 bool parse_flat_event(std::string_view text, ParsedEvent& p) {

@@ -564,7 +564,9 @@ ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSi
     };
     std::vector<std::string_view> batch;
     std::string_view element;
-    const auto read_flat = [&p](const char* begin, const char* end) { return read_flat_event(begin, end, p); };
+    FlatEventReader flat;  // the stream's buffer has the padding it needs
+    static_assert(FlatEventReader::kGap <= simdjson::SIMDJSON_PADDING, "readable past the buffer's end");
+    const auto read_flat = [&](const char* begin, const char* end) { return flat.read(begin, end, p); };
     for (;;) {
         p.reset();
         if (!stream.next_read(read_flat).empty()) {
