@@ -466,3 +466,18 @@ TEST(FlatEventReader, AnEventOfAnotherLayoutOrKindOfValueIsReadAfresh) {
 }
 
 }  // namespace
+
+// reset() zeroes the fields as bytes (for speed): that must be exactly a new event's fields.
+TEST(ParsedEventReset, LeavesEveryFieldAsInANewEvent) {
+    ParsedEvent p;
+    ASSERT_TRUE(parse_flat_event(
+        R"({"ph": "X", "name": "n", "pid": 3, "tid": "t", "ts": 2.5, "dur": 7, "args": {"step_num": "4", "thread_id": 9, "name": "w", "start_time_since_epoch_in_micros": 5}})",
+        p));
+    p.bad_field = p.args_bad = true;
+    p.reset();
+    EXPECT_EQ(show(p), show(ParsedEvent{}));
+    EXPECT_TRUE(p.args.empty());
+    EXPECT_FALSE(p.name_plain);
+    EXPECT_TRUE(p.dur_text.empty());
+    EXPECT_EQ(p.dur_text.data(), nullptr);
+}

@@ -406,22 +406,12 @@ private:
     void deliver(TraceNumber start, TraceNumber dur, std::string_view name, std::string_view pid, bool has_tid,
                  std::string_view tid, bool has_thread_id, std::string_view thread_id, std::string_view args,
                  bool has_step, std::int64_t step, bool name_plain = false, std::string_view dur_text = {}) {
-        ReadEvent e;
-        e.name_plain = name_plain;
-        e.dur_text = dur_text;
-        e.track = track_of(pid, has_tid, tid, has_thread_id, thread_id);
-        const Track& t = tracks_[static_cast<std::uint32_t>(e.track)];
-        e.start = start;
-        e.dur = dur;
-        e.name = name;
-        e.phase = t.phase;
-        e.pid = t.pid;
-        e.thread_key = t.thread_key;
-        e.thread_name = t.thread_name;
-        e.thread_label = t.label;
-        e.args_json = args;
-        e.has_step = has_step;
-        e.step = step;
+        const std::uint64_t track = track_of(pid, has_tid, tid, has_thread_id, thread_id);
+        const Track& t = tracks_[static_cast<std::uint32_t>(track)];
+        // Every member given, so each is written once: `ReadEvent e;` zeroed its 230 bytes first
+        // with `rep stos`, whose start-up cost was about half of this function's time (perf).
+        const ReadEvent e{start,        dur,   name,    t.phase,    t.thread_key, t.label,  t.pid,
+                          t.thread_name, args, has_step, step,      name_plain,   dur_text, track};
         sink_.on_event(e);
         ++out_.events;
     }
