@@ -20,7 +20,7 @@ using ringprof::detail::ParsedEvent;
 using ringprof::detail::TraceNumber;
 
 bool same(TraceNumber a, TraceNumber b) {
-    return a.is_float == b.is_float && a.i == b.i && std::memcmp(&a.d, &b.d, sizeof a.d) == 0;
+    return a.is_float == b.is_float && (a.is_float ? std::memcmp(&a.d, &b.d, sizeof a.d) == 0 : a.i == b.i);
 }
 
 bool same(const ParsedEvent& a, const ParsedEvent& b) {
