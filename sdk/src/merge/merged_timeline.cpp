@@ -7,6 +7,7 @@
 #include <functional>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
@@ -53,29 +54,46 @@ std::unique_ptr<m::ByteSource> open_trace(const m::TraceFile& f) {
 }
 
 // Interned phase names and thread tracks; a track is one thread of one node within one phase.
-struct Tables {
-    std::vector<std::string> phases;
-    std::unordered_map<std::string, std::uint32_t> phase_ids;
-    std::vector<std::string> thread_labels;
-    std::unordered_map<std::string, std::uint32_t> thread_ids;
-    std::string key;
+// The merge's phases and thread tracks, numbered in order of registration (the numbers stay inside
+// the merge: the output numbers pids and tids in order of first appearance). Readers register the
+// tracks of the file they read, once per track, under the lock; the merging thread reads the names
+// only after every reader is done.
+class Tables {
+public:
+    // The (phase, thread) ids of a file's track.
+    std::pair<std::uint32_t, std::uint32_t> ids(std::string_view phase_name, std::string_view node,
+                                                std::string_view thread_key, std::string_view label) {
+        std::lock_guard<std::mutex> lock(mu_);
+        const std::uint32_t phase = phase_id(phase_name);
+        return {phase, thread_id(phase, node, thread_key, label)};
+    }
+    const std::vector<std::string>& phases() const { return phases_; }
+    const std::vector<std::string>& thread_labels() const { return thread_labels_; }
 
-    std::uint32_t phase(std::string_view name) {
-        key.assign(name);
-        auto [it, fresh] = phase_ids.try_emplace(key, static_cast<std::uint32_t>(phases.size()));
-        if (fresh) phases.push_back(key);
+private:
+    std::uint32_t phase_id(std::string_view name) {
+        key_.assign(name);
+        auto [it, fresh] = phase_ids_.try_emplace(key_, static_cast<std::uint32_t>(phases_.size()));
+        if (fresh) phases_.push_back(key_);
         return it->second;
     }
-    std::uint32_t thread(std::uint32_t phase_id, std::string_view node, std::string_view thread_key,
-                         std::string_view label) {
-        key.assign(reinterpret_cast<const char*>(&phase_id), sizeof phase_id);
-        key.append(node);
-        key += '\x1f';
-        key.append(thread_key);
-        auto [it, fresh] = thread_ids.try_emplace(key, static_cast<std::uint32_t>(thread_labels.size()));
-        if (fresh) thread_labels.emplace_back(label);
+    std::uint32_t thread_id(std::uint32_t phase, std::string_view node, std::string_view thread_key,
+                            std::string_view label) {
+        key_.assign(reinterpret_cast<const char*>(&phase), sizeof phase);
+        key_.append(node);
+        key_ += '\x1f';
+        key_.append(thread_key);
+        auto [it, fresh] = thread_ids_.try_emplace(key_, static_cast<std::uint32_t>(thread_labels_.size()));
+        if (fresh) thread_labels_.emplace_back(label);
         return it->second;
     }
+
+    std::mutex mu_;
+    std::vector<std::string> phases_;
+    std::unordered_map<std::string, std::uint32_t> phase_ids_;
+    std::vector<std::string> thread_labels_;
+    std::unordered_map<std::string, std::uint32_t> thread_ids_;
+    std::string key_;
 };
 
 // Runs on a reader thread: keeps the events that overlap the range, already in the merged file's
@@ -83,14 +101,13 @@ struct Tables {
 class BatchSink final : public m::EventSink {
 public:
     // A text chunk (256 KiB) less room for the last event: large enough that a batch's hand-over
-    // costs nothing per event, small enough to stay in cache between the reader that writes it and
-    // the merging thread that writes the records' headers into it.
+    // costs nothing per event.
     static constexpr std::size_t kRoomForLastEvent = 4096;
 
     BatchSink(std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range, m::OrderedReaders::Outbox& out,
-              m::EventBatch::Memory& memory)
-        : range_(range), out_(out), memory_(memory), batch_(m::EventBatch::in(memory)),
-          batch_text_(memory.text.chunk_bytes() - kRoomForLastEvent) {}
+              m::EventBatch::Memory& memory, Tables& tables, std::string_view node_id)
+        : range_(range), out_(out), memory_(memory), tables_(tables), node_id_(node_id),
+          batch_(m::EventBatch::in(memory)), batch_text_(memory.text.chunk_bytes() - kRoomForLastEvent) {}
 
     std::optional<m::TraceNumber> max_end;  // over the file's kept events
 
@@ -101,14 +118,15 @@ public:
         // before its pieces' stores had landed, a stall that was a quarter of this function's
         // time (perf). The array never reallocates: it is flushed when full.
         m::EventBatch::Event& ev = batch_.events.emplace_back();
-        ev.set(e.start, track(e));
+        ev.set(e.start);
         m::TextBuffer& text = batch_.text;
-        ev.offset = static_cast<std::uint32_t>(text.size());
-        text.room(m::RecordStore::kRecordHeader);  // written by the merging thread, which knows the ids
+        const std::size_t record_at = text.size();
+        ev.offset = static_cast<std::uint32_t>(record_at);
+        text.room(m::RecordStore::kRecordHeader);  // written last, when the sizes are known
         text.advance(m::RecordStore::kRecordHeader);
         const std::size_t head_at = text.size();
         append_name(text, e.name, e.name_plain);
-        ev.head_size = static_cast<std::uint32_t>(text.size() - head_at);
+        const auto head_size = static_cast<std::uint32_t>(text.size() - head_at);
         // The writer prints ts from the stored start, and the `, "dur": ` every line has after it:
         // 25 bytes less fresh memory a record.
         // The reader's text of the duration where it is already Python's (printing floats through
@@ -119,7 +137,12 @@ public:
             text.append(e.args_json);
         }
         text.push_back('}');
-        ev.tail_size = static_cast<std::uint32_t>(text.size() - head_at - ev.head_size);
+        // The header too, here where the record is in this core's cache: written by the merging
+        // thread, it was a cache miss a record on the critical path (the merging thread is alone
+        // on the machine for the end of reading and for writing).
+        const auto [phase, thread] = ids_of(e);
+        m::RecordStore::put_header(text.at(record_at), phase, thread, head_size,
+                                   static_cast<std::uint32_t>(text.size() - head_at - head_size));
         if (!max_end || m::compare(*max_end, end) < 0) max_end = end;
         if (text.size() >= batch_text_ || batch_.events.size() == batch_.events.capacity()) flush();
     }
@@ -135,9 +158,8 @@ public:
     // The file is read again from its start: what was sent so far must be forgotten.
     void restart() {
         batch_ = m::EventBatch::in(memory_);
-        slot_of_.clear();
+        ids_of_track_.clear();
         epoch_ = 0;
-        next_slot_ = 0;
         max_end.reset();
         m::FileMessage msg;
         msg.kind = m::FileMessage::Kind::restart;
@@ -170,32 +192,31 @@ private:
         text.append(scratch_);
     }
 
-    // The batch's number for the event's track, declared in the batch on first use.
-    std::uint32_t track(const m::ReadEvent& e) {
+    // The (phase, thread) ids of the event's track, registered in the tables on first use.
+    std::pair<std::uint32_t, std::uint32_t> ids_of(const m::ReadEvent& e) {
         constexpr std::uint32_t kUnknown = ~std::uint32_t{0};
         const auto epoch = static_cast<std::uint32_t>(e.track >> 32);
         const auto index = static_cast<std::uint32_t>(e.track);
         if (epoch != epoch_) {
-            slot_of_.clear();
+            ids_of_track_.clear();
             epoch_ = epoch;
         }
-        if (slot_of_.size() <= index) slot_of_.resize(index + 1, kUnknown);
-        std::uint32_t& slot = slot_of_[index];
-        if (slot == kUnknown) {
-            slot = next_slot_++;
-            batch_.new_tracks.push_back({std::string(e.phase), std::string(e.thread_key), std::string(e.thread_label)});
-        }
-        return slot;
+        if (ids_of_track_.size() <= index) ids_of_track_.resize(index + 1, {kUnknown, kUnknown});
+        auto& ids = ids_of_track_[index];
+        if (ids.first == kUnknown) ids = tables_.ids(e.phase, node_id_, e.thread_key, e.thread_label);
+        return ids;
     }
 
     std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range_;
     m::OrderedReaders::Outbox& out_;
     m::EventBatch::Memory& memory_;
+    Tables& tables_;
+    std::string_view node_id_;
     m::EventBatch batch_;
     std::size_t batch_text_;
     std::string scratch_;
-    std::vector<std::uint32_t> slot_of_;  // per track index of the current epoch
-    std::uint32_t epoch_ = 0, next_slot_ = 0;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> ids_of_track_;  // per track index of the current epoch
+    std::uint32_t epoch_ = 0;
 };
 
 // Finds where steps begin: the earliest event carrying each wanted step_num.
@@ -341,7 +362,7 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
         const std::vector<std::size_t> order = storing_order(files);
         std::vector<std::vector<std::string>> notes_of(files.size());  // reported in reading order
         const auto read_file = [&](std::size_t k, m::OrderedReaders::Outbox& out) {
-            BatchSink sink(plan.range, out, batch_memory);
+            BatchSink sink(plan.range, out, batch_memory, tables, files[order[k]].node_id);
             m::FileMessage done;
             done.error = read_one(files[order[k]], sink, [&] { sink.restart(); }, done.outcome);
             if (!done.error) sink.flush();
@@ -349,25 +370,18 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
             return done;
         };
         m::OrderedReaders readers(files.size(), threads, read_file);
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> ids;  // (phase, thread) per track number
         for (std::size_t k = 0; k < files.size(); ++k) {
             const std::size_t i = order[k];
             const m::TraceFile& f = files[i];
-            ids.clear();
             store.begin_file(i);
             for (;;) {
                 m::FileMessage msg = readers.next(k);
                 if (msg.kind == m::FileMessage::Kind::restart) {
                     store.rollback_file();
                     store.begin_file(i);
-                    ids.clear();
                     continue;
                 }
                 if (msg.kind == m::FileMessage::Kind::batch) {
-                    for (const auto& t : msg.batch.new_tracks) {
-                        const std::uint32_t phase = tables.phase(t.phase);
-                        ids.emplace_back(phase, tables.thread(phase, f.node_id, t.thread_key, t.label));
-                    }
                     if (msg.batch.events.empty()) continue;
                     // The batch's text becomes the stored records: copying it into the store was
                     // the merging thread's largest cost after writing (a memcpy of every event and
@@ -376,12 +390,7 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
                     m::MemoryBlock block = msg.batch.text.release();
                     char* const text = block.get();
                     store.adopt(std::move(block), bytes);
-                    for (const auto& ev : msg.batch.events) {
-                        char* const rec = text + ev.offset;
-                        const auto& [phase, thread] = ids[ev.track()];
-                        m::RecordStore::put_header(rec, phase, thread, ev.head_size, ev.tail_size);
-                        store.add_record(ev.start(), rec);
-                    }
+                    for (const auto& ev : msg.batch.events) store.add_record(ev.start(), text + ev.offset);
                     continue;
                 }
                 if (msg.error) {
@@ -408,7 +417,7 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
                               (std::to_string(m::round_half_even(end_for_name)) + "_" + node_id + "_merged_timeline.json"))
                                  .string();
         m::MergedFileWriter writer(result.output_path);
-        store.for_each_sorted([&](const m::StoredEvent& e) { writer.write(e, tables.phases, tables.thread_labels); });
+        store.for_each_sorted([&](const m::StoredEvent& e) { writer.write(e, tables.phases(), tables.thread_labels()); });
         writer.finish();
         result.events_written = writer.events();
         result.metadata_written = writer.metadata();
