@@ -256,14 +256,6 @@ void RecordStore::add(const StoredEvent& e) {
     if (arena_bytes_ + index_.size() * sizeof(Entry) > budget_) spill();
 }
 
-void RecordStore::put_header(char* rec, std::uint32_t phase, std::uint32_t thread, std::uint32_t head_size,
-                             std::uint32_t tail_size) {
-    put_at(rec, phase);
-    put_at(rec, thread);
-    put_at(rec, head_size);
-    put_at(rec, tail_size);
-}
-
 void RecordStore::adopt(Block block, std::size_t bytes) {
     if (!index_.empty() && arena_bytes_ + bytes + index_.size() * sizeof(Entry) > budget_) spill();
     blocks_.push_back(std::move(block));

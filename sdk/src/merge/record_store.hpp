@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -69,7 +70,11 @@ public:
     // indexes each record of that block. The budget can thus be passed by one block's index.
     static constexpr std::size_t kRecordHeader = 16;  // phase, thread, head length, tail length
     static void put_header(char* rec, std::uint32_t phase, std::uint32_t thread, std::uint32_t head_size,
-                           std::uint32_t tail_size);
+                           std::uint32_t tail_size) {
+        const std::uint32_t header[4] = {phase, thread, head_size, tail_size};
+        static_assert(sizeof header == kRecordHeader, "the header's layout");
+        std::memcpy(rec, header, sizeof header);  // read back by decode() as native uint32s
+    }
     void adopt(Block block, std::size_t bytes);
     void add_record(TraceNumber start, const char* rec);
     void commit_file();    // what was added since the last commit/rollback is kept
