@@ -18,36 +18,43 @@ BackgroundWriter::~BackgroundWriter() {
 void BackgroundWriter::run() {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-        changed_.wait(lock, [&] { return stop_ || has_pending_; });
+        changed_.wait(lock, [&] { return stop_ || !queue_.empty(); });
         if (stop_) return;
+        TextBuffer& front = queue_.front();  // a deque's elements stay put while others are pushed
         lock.unlock();
         std::exception_ptr failed;
         try {
-            file_.write(pending_.view());
+            file_.write(front.view());
         } catch (...) {
             failed = std::current_exception();
         }
-        pending_.clear();
+        front.clear();
         lock.lock();
         if (failed && !error_) error_ = failed;
-        has_pending_ = false;
+        written_.push_back(std::move(queue_.front()));
+        queue_.pop_front();
         changed_.notify_all();
     }
 }
 
 void BackgroundWriter::hand_over(TextBuffer& full) {
     std::unique_lock<std::mutex> lock(mu_);
-    changed_.wait(lock, [&] { return !has_pending_; });
+    changed_.wait(lock, [&] { return queue_.size() < kInFlight || error_; });
     if (error_) std::rethrow_exception(error_);
-    std::swap(pending_, full);
-    has_pending_ = true;
+    queue_.push_back(std::move(full));
+    if (!written_.empty()) {
+        full = std::move(written_.back());
+        written_.pop_back();
+    } else {
+        full = TextBuffer();
+    }
     lock.unlock();
     changed_.notify_all();
 }
 
 void BackgroundWriter::wait() {
     std::unique_lock<std::mutex> lock(mu_);
-    changed_.wait(lock, [&] { return !has_pending_; });
+    changed_.wait(lock, [&] { return queue_.empty() || error_; });
     if (error_) std::rethrow_exception(error_);
 }
 

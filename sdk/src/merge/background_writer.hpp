@@ -1,13 +1,16 @@
 // Writes the merged file's buffers on a thread of its own, so that the kernel's copy of each
 // megabyte into the page cache overlaps the formatting of the next one (bench_merge input: that
 // copy was 7% of a merge's CPU time and the formatting 5%, both after reading, on one thread).
-// One buffer is written while the caller fills the other: memory stays two buffers.
+// A few buffers wait their turn while the caller fills the next, so that neither thread stalls on
+// the other's moment-to-moment pace: memory stays kInFlight + 1 buffers.
 #pragma once
 
 #include <condition_variable>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "merge/text_buffer.hpp"
 #include "ringprof/output_files.hpp"
@@ -21,8 +24,10 @@ public:
     BackgroundWriter(const BackgroundWriter&) = delete;
     BackgroundWriter& operator=(const BackgroundWriter&) = delete;
 
-    // Queues `full` for writing once the previous buffer is written, and gives back that one,
-    // emptied, in its place. Rethrows a write error of the thread (an OutputError naming the file).
+    static constexpr std::size_t kInFlight = 3;
+    // Queues `full` for writing (waiting while kInFlight are queued) and gives back an empty
+    // buffer in its place, one already written when there is one. Rethrows a write error of the
+    // thread (an OutputError naming the file).
     void hand_over(TextBuffer& full);
     // Waits until everything handed over is written; rethrows a write error.
     void wait();
@@ -33,8 +38,9 @@ private:
     AtomicFile& file_;
     std::mutex mu_;
     std::condition_variable changed_;
-    TextBuffer pending_;  // owned by the thread while has_pending_
-    bool has_pending_ = false, stop_ = false;
+    std::deque<TextBuffer> queue_;  // the front one is the thread's while it writes it
+    std::vector<TextBuffer> written_;  // emptied, for hand_over to give back
+    bool stop_ = false;
     std::exception_ptr error_;
     std::thread thread_;
 };
