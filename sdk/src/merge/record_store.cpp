@@ -158,14 +158,6 @@ private:
 
 }  // namespace
 
-RecordStore::Entry RecordStore::Entry::make(TraceNumber start, std::uint64_t seq, const char* rec) {
-    Entry e;
-    if (start.is_float) std::memcpy(&e.bits, &start.d, sizeof e.bits); else e.bits = static_cast<std::uint64_t>(start.i);
-    e.seq_flag = seq | (start.is_float ? kFloat : 0);
-    e.rec = rec;
-    return e;
-}
-
 TraceNumber RecordStore::Entry::start() const {
     if ((seq_flag & kFloat) == 0) return TraceNumber::integer(static_cast<std::int64_t>(bits));
     double d;
@@ -262,11 +254,6 @@ void RecordStore::adopt(Block block, std::size_t bytes) {
     block_caps_.push_back(bytes);
     block_cap_ = block_used_ = bytes;  // full: add() starts a block of its own
     arena_bytes_ += bytes;
-}
-
-void RecordStore::add_record(TraceNumber start, const char* rec) {
-    index_.push_back(Entry::make(start, next_seq_++, rec));
-    ++pending_count_;
 }
 
 void RecordStore::write_run(std::size_t from, std::size_t to, bool pending) {

@@ -76,7 +76,10 @@ public:
         std::memcpy(rec, header, sizeof header);  // read back by decode() as native uint32s
     }
     void adopt(Block block, std::size_t bytes);
-    void add_record(TraceNumber start, const char* rec);
+    void add_record(TraceNumber start, const char* rec) {  // inline: once per event, on the merging thread
+        index_.push_back(Entry::make(start, next_seq_++, rec));
+        ++pending_count_;
+    }
     void commit_file();    // what was added since the last commit/rollback is kept
     void rollback_file();  // ... or forgotten
 
@@ -96,7 +99,13 @@ private:
         std::uint64_t seq_flag;
         const char* rec;
 
-        static Entry make(TraceNumber start, std::uint64_t seq, const char* rec);
+        static Entry make(TraceNumber start, std::uint64_t seq, const char* rec) {
+            Entry e;
+            if (start.is_float) std::memcpy(&e.bits, &start.d, sizeof e.bits); else e.bits = static_cast<std::uint64_t>(start.i);
+            e.seq_flag = seq | (start.is_float ? kFloat : 0);
+            e.rec = rec;
+            return e;
+        }
         TraceNumber start() const;
         std::uint64_t seq() const { return seq_flag & ~kFloat; }
     };
