@@ -49,8 +49,8 @@ private:
         std::uint8_t gap_size;
         std::uint8_t field;
     };
-    Member member_[kMembers];
-    char close_[kGap];
+    Member member_[kMembers] = {};  // compared beyond each gap only under a mask, but never unset
+    char close_[kGap] = {};
     std::uint8_t close_size_ = 0;
     std::uint8_t members_ = 0;  // 0: no layout remembered
 };
