@@ -40,8 +40,8 @@ struct EventBatch {
     };
     static_assert(sizeof(Event) == 16, "see above");
     // The chunks a reader's batches are made of (chunk_pool.hpp says why): a batch is full when
-    // either its text or its event array is; records are at least 20 bytes, so the text fills
-    // first.
+    // either its text or its event array is; the text fills first for records over 32 bytes (a
+    // 16-byte header, a quoted name, a duration and '}': nearly all real ones).
     struct Memory {
         ChunkPool text{256 * 1024};
         ChunkPool events{128 * 1024};  // 8,192 events: a text chunk of 32-byte records
