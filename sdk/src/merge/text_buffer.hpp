@@ -38,7 +38,6 @@ public:
 
     std::size_t size() const { return size_; }
     const char* data() const { return data_.get(); }
-    char* at(std::size_t offset) { return data_.get() + offset; }  // inside what is written
     std::string_view view() const { return {data_.get(), size_}; }
     void clear() { size_ = 0; }
     void reserve(std::size_t n) {
