@@ -20,7 +20,7 @@
 #include "merge/decimal_text.hpp"
 #include "merge/record_store.hpp"
 #include "merge/merged_file_writer.hpp"
-#include "merge/ordered_readers.hpp"
+#include "merge/file_readers.hpp"
 #include "merge/trace_files.hpp"
 #include "trace/trace_reader.hpp"
 
@@ -104,7 +104,7 @@ public:
     // costs nothing per event.
     static constexpr std::size_t kRoomForLastEvent = 4096;
 
-    BatchSink(std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range, m::OrderedReaders::Outbox& out,
+    BatchSink(std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range, m::FileReaders::Outbox& out,
               m::EventBatch::Memory& memory, Tables& tables, std::string_view node_id)
         : range_(range), out_(out), memory_(memory), tables_(tables), node_id_(node_id),
           batch_(m::EventBatch::in(memory)), batch_text_(memory.text.chunk_bytes() - kRoomForLastEvent) {}
@@ -211,7 +211,7 @@ private:
     }
 
     std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range_;
-    m::OrderedReaders::Outbox& out_;
+    m::FileReaders::Outbox& out_;
     m::EventBatch::Memory& memory_;
     Tables& tables_;
     std::string_view node_id_;
@@ -273,7 +273,7 @@ std::uint64_t text_bytes(const m::TraceFile& f) {
     return f.size * (f.kind == m::SourceKind::trace_gz ? kGzipExpansion : 1);
 }
 
-// The order files are read and stored in: the most work first, so that the largest file (often a
+// The order files are started in: the most work first, so that the largest file (often a
 // gzip trace, which one thread must inflate and parse alone) starts at once instead of being left
 // to one thread at the end while the other core idles (bench_merge input: its 10 MB trace.json.gz
 // came last and one reader spent the last third of the merge on it alone). The answer does not
@@ -281,7 +281,7 @@ std::uint64_t text_bytes(const m::TraceFile& f) {
 // With the batch text kept as records and the writing thread: 1.05x (load 7) to 1.49x (load 27)
 // faster than before in interleaved runs, 24.3x-39.0x smdebug's MergedTimeline; 27x-47x since
 // the flat-event fast path (docs/merge.md).
-std::vector<std::size_t> storing_order(const std::vector<m::TraceFile>& files) {
+std::vector<std::size_t> starting_order(const std::vector<m::TraceFile>& files) {
     std::vector<std::size_t> order(files.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
@@ -360,11 +360,13 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
     Tables tables;
     std::optional<m::TraceNumber> max_end;  // over merged files
     try {
-        // Files are read (parsed, filtered, formatted) on worker threads; this thread stores their
-        // events in file order, so the answer is the same whatever the thread count.
-        const std::vector<std::size_t> order = storing_order(files);
+        // Files are read (parsed, filtered, formatted) on worker threads; this thread stores each
+        // file whole, those read to the end first (it used to wait behind the slowest file, then
+        // store what had queued up while the other cores idled). The store orders ties by file
+        // rank, so the answer is the same whatever the thread count or the order files finish in.
+        const std::vector<std::size_t> order = starting_order(files);
         std::vector<std::vector<std::string>> notes_of(files.size());  // reported in reading order
-        const auto read_file = [&](std::size_t k, m::OrderedReaders::Outbox& out) {
+        const auto read_file = [&](std::size_t k, m::FileReaders::Outbox& out) {
             BatchSink sink(plan.range, out, batch_memory, tables, files[order[k]].node_id);
             m::FileMessage done;
             done.error = read_one(files[order[k]], sink, [&] { sink.restart(); }, done.outcome);
@@ -372,13 +374,13 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
             done.max_end = sink.max_end;
             return done;
         };
-        m::OrderedReaders readers(files.size(), threads, read_file);
-        for (std::size_t k = 0; k < files.size(); ++k) {
-            const std::size_t i = order[k];
+        m::FileReaders readers(files.size(), threads, read_file);
+        for (std::size_t stored = 0; stored < files.size(); ++stored) {
+            const std::size_t i = order[readers.next_file()];
             const m::TraceFile& f = files[i];
             store.begin_file(i);
             for (;;) {
-                m::FileMessage msg = readers.next(k);
+                m::FileMessage msg = readers.next();
                 if (msg.kind == m::FileMessage::Kind::restart) {
                     store.rollback_file();
                     store.begin_file(i);

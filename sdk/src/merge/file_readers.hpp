@@ -1,9 +1,12 @@
-// Reads files on worker threads while one consumer takes their messages strictly in file order:
-// file i's messages, then file i+1's. Workers take files in order, one at a time. Memory stays
-// bounded whatever the input: the file being consumed queues at most kQueued batches, and the files
-// ahead of it at most ahead_limit() together (a worker ahead waits for room, then for the
-// consumer to reach its file). The file being consumed always has a worker and always gets room,
-// so nothing waits forever.
+// Reads files on worker threads while one consumer takes them whole, one at a time: all of a
+// file's messages in order, then another file's. The consumer takes a file whose reading has
+// finished before one still being read, so it works on what is ready instead of waiting behind the
+// slowest file (the order does not change the merge's answer: the store orders ties by file rank).
+// Workers take files in order, one at a time. Memory stays bounded whatever the input: the file
+// being consumed queues at most kQueued batches, and the others at most ahead_limit() together
+// (a worker ahead waits for room). When that room is full, or no file is left to start, the
+// consumer takes a file still being read. A file being consumed is either read to the end or has a
+// worker that always gets room, so nothing waits forever.
 #pragma once
 
 #include <condition_variable>
@@ -32,7 +35,7 @@ struct FileMessage {
     std::exception_ptr failure;              // done: an unexpected exception, rethrown by next()
 };
 
-class OrderedReaders {
+class FileReaders {
 public:
     class Outbox {
     public:
@@ -41,34 +44,39 @@ public:
         void send(FileMessage m);
 
     private:
-        friend class OrderedReaders;
-        Outbox(OrderedReaders& owner, std::size_t file) : owner_(owner), file_(file) {}
-        OrderedReaders& owner_;
+        friend class FileReaders;
+        Outbox(FileReaders& owner, std::size_t file) : owner_(owner), file_(file) {}
+        FileReaders& owner_;
         std::size_t file_;
     };
     // Reads file `file`, sending its batches and restarts; the pipeline sends the final `done`
     // message itself from what read returns (or throws).
     using Reader = std::function<FileMessage(std::size_t file, Outbox& out)>;
 
-    OrderedReaders(std::size_t files, unsigned threads, Reader read);
-    ~OrderedReaders();  // stops the workers (a consumer that gives up early is fine) and joins them
-    OrderedReaders(const OrderedReaders&) = delete;
-    OrderedReaders& operator=(const OrderedReaders&) = delete;
+    FileReaders(std::size_t files, unsigned threads, Reader read);
+    ~FileReaders();  // stops the workers (a consumer that gives up early is fine) and joins them
+    FileReaders(const FileReaders&) = delete;
+    FileReaders& operator=(const FileReaders&) = delete;
 
-    // The next message of `file`; call with file 0, 1, 2... each until it returns `done`.
-    // Rethrows a worker's unexpected exception.
-    FileMessage next(std::size_t file);
+    // The file to consume next (blocks until one should be): call once per file, each time after
+    // the previous file's `done`.
+    std::size_t next_file();
+    // The next message of the file next_file() returned last, until `done`. Rethrows a worker's
+    // unexpected exception.
+    FileMessage next();
 
     // Measured on bench_merge's input (33 files, batches of kBatchBytes): 4 queued batches keep
     // both workers busy; memory in flight stays a few MiB.
     static constexpr std::size_t kQueued = 4;
-    // Batches the files ahead of the consumed one may hold together (16 MiB of 256 KiB batches),
+    // Batches the files not being consumed may hold together (16 MiB of 256 KiB batches),
     // or kQueued per thread if that is more. While the consumer takes a large file that one worker
     // reads alone (the merge reads the largest first), the others read on ahead up to this instead
     // of idling: on bench_merge's input (perf samples per thread, load 6.9), with 4 per thread one
     // reader sat idle about 40 ms while the 10 MB gzip trace was stored; with 32 per thread (64 in
     // all) both stayed busy to the end of reading. A total, not per thread, so that more cores do
     // not multiply the memory in flight.
+    // (Measured when files were consumed in a fixed order; it is also the room files that finish
+    // early have to wait in while the consumer is busy.)
     static constexpr std::size_t kQueuedAhead = 64;
     static constexpr std::size_t ahead_limit(unsigned threads) {
         return kQueued * threads > kQueuedAhead ? kQueued * threads : kQueuedAhead;
@@ -80,17 +88,21 @@ public:
 
 private:
     struct Stopped {};
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
     void work();
     void stop_and_join();
+    std::size_t ready_file() const;  // what next_file() should return now, or kNone to wait
 
     std::size_t files_;
     Reader read_;
     std::mutex mu_;
     std::condition_variable space_, data_;
     std::vector<std::deque<FileMessage>> queues_;
-    std::size_t next_file_ = 0;
-    std::size_t consuming_ = 0;     // the file next() was last asked for
-    std::size_t queued_ahead_ = 0;  // batches queued for files after consuming_
+    std::size_t next_file_ = 0;        // the next file a worker starts
+    std::size_t consuming_ = kNone;    // the file next_file() returned last
+    std::deque<std::size_t> finished_;  // files read to the end and not yet consumed, as they finished
+    std::vector<std::size_t> reading_;  // files a worker is reading (at most one per worker)
+    std::size_t queued_ahead_ = 0;     // batches queued for files other than consuming_
     std::size_t ahead_limit_;
     bool stop_ = false;
     std::vector<std::thread> workers_;
