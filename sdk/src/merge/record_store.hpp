@@ -133,7 +133,7 @@ private:
     std::size_t committed_entries_ = 0;  // index_[0, committed_entries_) belong to committed files
     // Where each sorted run of the committed entries begins (one per file until merged), run sizes
     // decreasing: runs are merged as files are committed, while readers still parse, so that the
-    // end of the merge only interleaves a few runs instead of sorting the whole index.
+    // end of the merge only merges a few runs instead of sorting the whole index.
     std::vector<std::size_t> sorted_runs_;
     std::vector<Entry, HugePageAllocator<Entry>> merge_scratch_;
     std::size_t committed_arena_bytes_ = 0;
