@@ -460,7 +460,7 @@ bool python_number_text(std::string_view token, const TraceNumber& n) {
     const std::size_t whole_digits = static_cast<std::size_t>(p - whole);
     const char* const fraction = ++p;
     while (p < end && is_digit(*p)) ++p;
-    if (p != end || p == fraction) return false;  // an exponent follows
+    if (p != end || p == fraction) return false;  // an exponent follows, or no digit after the dot
     const std::size_t fraction_digits = static_cast<std::size_t>(end - fraction);
     const bool fraction_zero = fraction_digits == 1 && *fraction == '0';
     if (end[-1] == '0' && !fraction_zero) return false;  // repr writes no trailing zeros
