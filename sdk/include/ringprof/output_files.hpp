@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <stdexcept>
 #include <utility>
 #include <string>
@@ -52,6 +53,8 @@ public:
     bool is_open() const;
     // Writes all of `data`; throws OutputError. Does nothing in a process that does not own it.
     void write(std::string_view data);
+    // The same at `offset`, leaving the file position alone: threads may write their own parts.
+    void write_at(std::uint64_t offset, std::string_view data);
     // Closes the file; throws OutputError if the system reports a failed write.
     void close();
     const std::string& path() const { return path_; }
@@ -77,6 +80,9 @@ public:
 
     // Appends `data` (buffered: many small pieces cost few system calls); throws OutputError.
     void write(std::string_view data);
+    // Writes `data` at `offset`, unbuffered, from any thread (each its own part of the file);
+    // throws OutputError. Not to be mixed with write().
+    void write_at(std::uint64_t offset, std::string_view data);
     // Writes what is buffered, closes, and renames over `path`; throws OutputError, naming the
     // file and saying that the previous version, if any, is kept.
     void commit();

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "merge/event_batch.hpp"
+#include "merge/track_numbering.hpp"
 #include "trace/trace_reader.hpp"
 
 namespace ringprof::detail {
@@ -32,6 +33,7 @@ struct FileMessage {
     std::optional<std::string> error;        // done: why the file is left out whole
     ReadOutcome outcome;                     // done, without error
     std::optional<TraceNumber> max_end;      // done: the latest end among the file's kept events
+    std::vector<TrackFirst> first_events;    // done: each track's earliest kept event (seq: its position)
     std::exception_ptr failure;              // done: an unexpected exception, rethrown by next()
 };
 

@@ -1,157 +1,247 @@
 #include "merge/merged_file_writer.hpp"
 
+#include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <system_error>
+#include <thread>
 #include <utility>
+#include <vector>
 
-#include "json/json_text.hpp"
 #include "merge/decimal_text.hpp"
+#include "merge/text_buffer.hpp"
 #include "trace/trace_number.hpp"
 
 namespace ringprof::detail {
 
 namespace {
 
-// smdebug orders the timeline's processes by giving each kind of phase its own pid range; the
-// first listed substring found in the phase name decides.
-struct PidRange {
-    const char* substring;
-    std::int64_t first;
+constexpr char kStart[] = ",\n{\"name\": ";  // the first line of the file opens the array instead
+constexpr char kDur[] = ", \"dur\": ";
+constexpr std::size_t kLongestNumber = 32;  // an int64, or a float as repr prints it
+constexpr std::size_t kFlushBytes = 1 << 20;
+
+// One consecutive part of the file's lines, formatted into a buffer and written at its place a
+// megabyte at a time: per-line writes and std::to_string temporaries were a fifth of a merge's
+// instructions.
+class Slice {
+public:
+    Slice(AtomicFile& file, const TrackNumbering& tracks, std::uint64_t offset, bool opens_file)
+        : file_(file), tracks_(tracks), offset_(offset), opens_file_(opens_file) {
+        out_.reserve(kFlushBytes + 4096);
+    }
+
+    // The bytes add(e) writes, found from the record's sizes without formatting it: the slices
+    // after the first learn where they start from these.
+    static std::size_t bytes_of(const StoredEvent& e, const TrackNumbering& tracks) {
+        const TrackNumbering::Track& t = tracks[e.thread];
+        const std::size_t announce = e.seq == t.first_seq ? t.announce.size() : 0;
+        char digits[24];
+        std::size_t ts;
+        if (!e.start.is_float) {
+            ts = write_decimal(digits, e.start.i);
+        } else {
+            std::string text;
+            append_number(text, e.start);
+            ts = text.size();
+        }
+        return announce + sizeof kStart - 1 + e.head.size() + t.middle.size() + ts + sizeof kDur - 1 + e.tail.size();
+    }
+
+    void add(const StoredEvent& e) {
+        const TrackNumbering::Track& t = tracks_[e.thread];
+        const bool announces = e.seq == t.first_seq;
+        // The lines in one reservation, their pieces copied straight in: appending them one by
+        // one (a room check and a size update each, through two calls) was a fifth of writing a line.
+        const std::size_t n = (announces ? t.announce.size() : 0) + sizeof kStart - 1 + e.head.size() + t.middle.size() +
+                              kLongestNumber + sizeof kDur + e.tail.size();
+        char* const p = out_.room(n);
+        char* at = p;
+        if (announces) {
+            std::memcpy(at, t.announce.data(), t.announce.size());
+            at += t.announce.size();
+            metadata += t.announce_lines;
+        }
+        std::memcpy(at, kStart, sizeof kStart - 1);
+        at += sizeof kStart - 1;
+        if (opens_file_) *p = '[';  // every line starts with ",\n", the first with "[\n"
+        opens_file_ = false;
+        std::memcpy(at, e.head.data(), e.head.size());
+        at += e.head.size();
+        std::memcpy(at, t.middle.data(), t.middle.size());
+        at += t.middle.size();
+        // ts from the stored start, and the dur key, rather than from the record: this costs the
+        // writing little and takes 25 bytes of fresh memory off every record.
+        if (!e.start.is_float) {
+            at += write_ts(at, e.start.i);
+        } else {
+            scratch_.clear();
+            append_number(scratch_, e.start);
+            std::memcpy(at, scratch_.data(), scratch_.size());
+            at += scratch_.size();
+        }
+        std::memcpy(at, kDur, sizeof kDur - 1);
+        at += sizeof kDur - 1;
+        std::memcpy(at, e.tail.data(), e.tail.size());
+        at += e.tail.size();
+        out_.advance(static_cast<std::size_t>(at - p));
+        ++events;
+        if (out_.size() >= kFlushBytes) flush();
+    }
+
+    // Writes what is left; returns the offset just after the slice.
+    std::uint64_t finish() {
+        flush();
+        return offset_;
+    }
+
+    std::uint64_t events = 0, metadata = 0;
+
+private:
+    void flush() {
+        if (out_.size() == 0) return;
+        file_.write_at(offset_, out_.view());
+        offset_ += out_.size();
+        out_.clear();
+    }
+
+    // Starts are written in order, so their leading digits rarely change: above 10^8 the digits
+    // before the last eight are printed once per 10^8 us (100 s of trace time) and copied after.
+    // The same text as write_decimal.
+    std::size_t write_ts(char* out, std::int64_t v) {
+        constexpr std::int64_t kLow = 100000000;
+        if (v < kLow) return write_decimal(out, v);
+        const std::int64_t high = v / kLow;
+        if (high != ts_high_) {
+            ts_high_ = high;
+            ts_high_size_ = write_decimal(ts_high_text_, high);
+        }
+        std::memcpy(out, ts_high_text_, sizeof ts_high_text_);
+        write_eight_digits(out + ts_high_size_, static_cast<std::uint32_t>(v % kLow));
+        return ts_high_size_ + 8;
+    }
+
+    AtomicFile& file_;
+    const TrackNumbering& tracks_;
+    std::uint64_t offset_;
+    bool opens_file_;
+    TextBuffer out_;
+    std::string scratch_;
+    std::int64_t ts_high_ = -1;  // v / 10^8 of the last ts above 10^8, and its text
+    char ts_high_text_[24];
+    std::size_t ts_high_size_ = 0;
 };
-constexpr PidRange kRanges[] = {{"Step:", 1},           {"Forward", 10000},       {"Backward", 20000},
-                                {"DataIterator", 30000}, {"Dataset", 40000},       {"/device", 50000},
-                                {"/host", 60000},        {"gpu_functions", 70000}, {"cpu_functions", 80000},
-                                {"Horovod", 90000},      {nullptr, 1000000}};
+
+// Where the slices wait until every one knows its size (and so every one its offset). Cancelled
+// when a thread could not be started: the waiting ones then give up.
+class Latch {
+public:
+    explicit Latch(std::size_t count) : count_(count) {}
+    bool arrive_and_wait() {  // false when cancelled
+        std::unique_lock<std::mutex> lock(mu_);
+        if (--count_ == 0) all_.notify_all();
+        all_.wait(lock, [&] { return count_ == 0 || cancelled_; });
+        return count_ == 0;
+    }
+    void cancel() {
+        std::lock_guard<std::mutex> lock(mu_);
+        cancelled_ = true;
+        all_.notify_all();
+    }
+
+private:
+    std::mutex mu_;
+    std::condition_variable all_;
+    std::size_t count_;
+    bool cancelled_ = false;
+};
 
 }  // namespace
 
-MergedFileWriter::MergedFileWriter(std::string final_path) : file_(std::move(final_path)) {
-    out_.reserve(kFlushBytes + 4096);
-    for (std::size_t i = 0; i < 11; ++i) next_in_range_[i] = kRanges[i].first;
-}
+MergedFileWriter::MergedFileWriter(std::string final_path, const TrackNumbering& tracks)
+    : file_(std::move(final_path)), tracks_(tracks) {}
 
-void MergedFileWriter::line_start() {
-    if (first_line_) out_.append_literal("[\n"); else out_.append_literal(",\n");
-    first_line_ = false;
-}
-
-void MergedFileWriter::append_int(std::int64_t v) {
-    out_.advance(write_decimal(out_.room(24), v));
-}
-
-void MergedFileWriter::append_string(std::string_view s) {
-    scratch_.clear();
-    detail::append_json_string(scratch_, s, detail::NonAscii::escape);
-    out_.append(scratch_);
-}
-
-// Lines are built in one buffer and handed to the file a megabyte at a time: per-line fputs/fwrite
-// calls and std::to_string temporaries were a fifth of a merge's instructions. The writing thread
-// writes one buffer while this one fills the other.
-void MergedFileWriter::drain(bool all) {
-    if (out_.size() > 0 && (all || out_.size() >= kFlushBytes)) {
-        writer_.hand_over(out_);
-        if (out_.capacity() == 0) out_.reserve(kFlushBytes + 4096);
+// After reading, formatting and writing were the merge's whole wall time on one thread each
+// (the formatting one, and the kernel's copy into the page cache on the other, 55-90% busy)
+// while the readers' cores idled. Now each of `threads` slices measures itself (a look at each
+// record's sizes), then, once every slice knows where it starts, formats and writes its lines
+// there: both halves of the work on every core.
+void MergedFileWriter::write_sorted(RecordStore& store, unsigned threads) {
+    const auto one_pass = [&](const std::function<void(const RecordStore::Visit&)>& visit_all) {
+        Slice slice(file_, tracks_, 0, true);
+        visit_all([&](const StoredEvent& e) { slice.add(e); });
+        end_ = slice.finish();
+        events_ = slice.events;
+        metadata_ = slice.metadata;
+    };
+    if (!store.sort_in_memory()) {
+        one_pass([&](const RecordStore::Visit& v) { store.for_each_sorted(v); });
+        return;
     }
-    if (all) writer_.wait();
-}
-
-void MergedFileWriter::write(const StoredEvent& e, const std::vector<std::string>& phase_names,
-                           const std::vector<std::string>& thread_labels) {
-    if (pid_of_phase_.size() <= e.phase) pid_of_phase_.resize(e.phase + 1, -1);
-    if (tid_of_thread_.size() <= e.thread) {
-        tid_of_thread_.resize(e.thread + 1, 0);
-        middle_of_thread_.resize(e.thread + 1);
+    const std::size_t n = store.size();
+    const std::size_t slices = std::max<std::size_t>(1, std::min<std::size_t>(threads, n / kMinSliceEvents));
+    if (slices == 1) {
+        one_pass([&](const RecordStore::Visit& v) { store.visit_sorted(0, n, v); });
+        return;
     }
-    std::int64_t& pid = pid_of_phase_[e.phase];
-    if (pid < 0) {
-        const std::string& phase = phase_names[e.phase];
-        std::size_t r = 0;
-        while (kRanges[r].substring && phase.find(kRanges[r].substring) == std::string::npos) ++r;
-        pid = next_in_range_[r]++;
-        line_start();
-        out_.append_literal("{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": ");
-        append_int(pid);
-        out_.append_literal(", \"args\": {\"name\": ");
-        append_string(phase);
-        out_.append_literal("}}");
-        line_start();
-        out_.append_literal("{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": ");
-        append_int(pid);
-        out_.append_literal(", \"args\": {\"sort_index\": ");
-        append_int(pid);
-        out_.append_literal("}}");
-        metadata_ += 2;
+    const auto bound = [&](std::size_t s) { return n / slices * s + std::min(s, n % slices); };
+    std::vector<std::uint64_t> bytes(slices), ends(slices), events(slices), metadata(slices);
+    std::vector<std::exception_ptr> measuring_failed(slices), writing_failed(slices);
+    Latch measured(slices);
+    const auto work = [&](std::size_t s) {
+        try {
+            std::uint64_t b = 0;
+            store.visit_sorted(bound(s), bound(s + 1), [&](const StoredEvent& e) { b += Slice::bytes_of(e, tracks_); });
+            bytes[s] = b;
+        } catch (...) {
+            measuring_failed[s] = std::current_exception();
+        }
+        if (!measured.arrive_and_wait()) return;
+        for (const auto& f : measuring_failed)
+            if (f) return;
+        try {
+            std::uint64_t offset = 0;
+            for (std::size_t j = 0; j < s; ++j) offset += bytes[j];
+            Slice slice(file_, tracks_, offset, s == 0);
+            store.visit_sorted(bound(s), bound(s + 1), [&](const StoredEvent& e) { slice.add(e); });
+            ends[s] = slice.finish();
+            events[s] = slice.events;
+            metadata[s] = slice.metadata;
+        } catch (...) {
+            writing_failed[s] = std::current_exception();
+        }
+    };
+    std::vector<std::thread> helpers;
+    try {
+        for (std::size_t s = 1; s < slices; ++s) helpers.emplace_back(work, s);
+    } catch (const std::system_error&) {  // no thread to be had: the slices started give up, one pass does it all
+        measured.cancel();
+        for (auto& t : helpers) t.join();
+        one_pass([&](const RecordStore::Visit& v) { store.visit_sorted(0, n, v); });
+        return;
     }
-    std::int64_t& tid = tid_of_thread_[e.thread];
-    if (tid == 0) {
-        tid = next_tid_++;
-        line_start();
-        out_.append_literal("{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": ");
-        append_int(pid);
-        out_.append_literal(", \"tid\": ");
-        append_int(tid);
-        out_.append_literal(", \"args\": {\"name\": ");
-        append_string(thread_labels[e.thread]);
-        out_.append_literal("}}");
-        ++metadata_;
-        // Everything between the name and ts is the same for every event of the track.
-        std::string& middle = middle_of_thread_[e.thread];
-        middle = ", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) + ", \"ph\": \"X\", \"ts\": ";
+    work(0);
+    for (auto& t : helpers) t.join();
+    for (const auto& f : measuring_failed)
+        if (f) std::rethrow_exception(f);
+    for (const auto& f : writing_failed)
+        if (f) std::rethrow_exception(f);
+    for (std::size_t s = 0; s < slices; ++s) {
+        if (ends[s] != end_ + bytes[s]) {
+            throw std::runtime_error(file_.temp_path() + ": internal error: slice " + std::to_string(s) +
+                                     " of the merged file came out a different size than measured");
+        }
+        end_ = ends[s];
+        events_ += events[s];
+        metadata_ += metadata[s];
     }
-    // The line in one reservation, its pieces copied straight in: appending them one by one (a
-    // room check and a size update each, through two calls) was a fifth of writing a line.
-    static constexpr char kStart[] = ",\n{\"name\": ";
-    static constexpr char kDur[] = ", \"dur\": ";
-    static constexpr std::size_t kLongestNumber = 32;  // an int64, or a float as repr prints it
-    const std::string& middle = middle_of_thread_[e.thread];
-    const std::size_t n = sizeof kStart - 1 + e.head.size() + middle.size() + kLongestNumber + sizeof kDur + e.tail.size();
-    char* p = out_.room(n);
-    std::memcpy(p, kStart, sizeof kStart - 1);
-    if (first_line_) p[0] = '[';  // the first line opens the array instead
-    first_line_ = false;
-    char* at = p + sizeof kStart - 1;
-    std::memcpy(at, e.head.data(), e.head.size());
-    at += e.head.size();
-    std::memcpy(at, middle.data(), middle.size());
-    at += middle.size();
-    // ts from the stored start, and the dur key, rather than from the record: this fits in this
-    // pass's slack (it waits on the writing thread) and takes 25 bytes of fresh memory off every
-    // record.
-    if (!e.start.is_float) {
-        at += write_ts(at, e.start.i);
-    } else {
-        scratch_.clear();
-        append_number(scratch_, e.start);
-        std::memcpy(at, scratch_.data(), scratch_.size());
-        at += scratch_.size();
-    }
-    std::memcpy(at, kDur, sizeof kDur - 1);
-    at += sizeof kDur - 1;
-    std::memcpy(at, e.tail.data(), e.tail.size());
-    at += e.tail.size();
-    out_.advance(static_cast<std::size_t>(at - p));
-    ++events_;
-    if (out_.size() >= kFlushBytes) drain(false);
-}
-
-// Starts are written in order, so their leading digits rarely change: above 10^8 the digits
-// before the last eight are printed once per 10^8 us (100 s of trace time) and copied after.
-std::size_t MergedFileWriter::write_ts(char* out, std::int64_t v) {
-    constexpr std::int64_t kLow = 100000000;
-    if (v < kLow) return write_decimal(out, v);
-    const std::int64_t high = v / kLow;
-    if (high != ts_high_) {
-        ts_high_ = high;
-        ts_high_size_ = write_decimal(ts_high_text_, high);
-    }
-    std::memcpy(out, ts_high_text_, sizeof ts_high_text_);
-    write_eight_digits(out + ts_high_size_, static_cast<std::uint32_t>(v % kLow));
-    return ts_high_size_ + 8;
 }
 
 void MergedFileWriter::finish() {
-    if (first_line_) out_.append_literal("[]"); else out_.append_literal("\n]");
-    drain(true);
+    file_.write_at(end_, events_ == 0 && metadata_ == 0 ? std::string_view("[]") : std::string_view("\n]"));
     file_.commit();
 }
 

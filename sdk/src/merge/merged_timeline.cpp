@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 #include <unistd.h>
@@ -110,6 +111,7 @@ public:
           batch_(m::EventBatch::in(memory)), batch_text_(memory.text.chunk_bytes() - kRoomForLastEvent) {}
 
     std::optional<m::TraceNumber> max_end;  // over the file's kept events
+    std::vector<m::TrackFirst> first_events;  // of each track the file has events on, seq: position
 
     void on_event(const m::ReadEvent& e) override {
         const m::TraceNumber end = m::add(e.start, e.dur);
@@ -167,10 +169,18 @@ public:
         // The header too, here where the record is in this core's cache: written by the merging
         // thread, it was a cache miss a record on the critical path (the merging thread is alone
         // on the machine for the end of reading and for writing).
-        const auto [phase, thread] = ids_of(e);
-        m::RecordStore::put_header(rec, phase, thread, static_cast<std::uint32_t>(head_size),
+        const TrackIds& ids = ids_of(e);
+        m::RecordStore::put_header(rec, ids.phase, ids.thread, static_cast<std::uint32_t>(head_size),
                                    static_cast<std::uint32_t>(tail_size));
         text.advance(size);
+        // The track's earliest event, from which the writer numbers tracks before writing: the
+        // file's events come nearly in time order, so this is nearly always one comparison.
+        m::TrackFirst& first = first_events[ids.first];
+        if (m::compare(e.start, first.start) < 0) {
+            first.start = e.start;
+            first.seq = position_;
+        }
+        ++position_;
         if (!max_end || m::compare(*max_end, end) < 0) max_end = end;
         if (text.size() >= batch_text_ || batch_.events.size() == batch_.events.capacity()) flush();
     }
@@ -189,24 +199,38 @@ public:
         ids_of_track_.clear();
         epoch_ = 0;
         max_end.reset();
+        first_events.clear();
+        first_of_thread_.clear();
+        position_ = 0;
         m::FileMessage msg;
         msg.kind = m::FileMessage::Kind::restart;
         out_.send(std::move(msg));
     }
 
 private:
-    // The (phase, thread) ids of the event's track, registered in the tables on first use.
-    std::pair<std::uint32_t, std::uint32_t> ids_of(const m::ReadEvent& e) {
-        constexpr std::uint32_t kUnknown = ~std::uint32_t{0};
+    struct TrackIds {
+        std::uint32_t phase, thread;
+        std::uint32_t first;  // where first_events has the thread's earliest event
+    };
+    static constexpr std::uint32_t kUnknown = ~std::uint32_t{0};
+
+    // The ids of the event's track, registered in the tables on first use (the event is then
+    // its thread's earliest so far, unless an earlier track of the file had the same thread).
+    const TrackIds& ids_of(const m::ReadEvent& e) {
         const auto epoch = static_cast<std::uint32_t>(e.track >> 32);
         const auto index = static_cast<std::uint32_t>(e.track);
         if (epoch != epoch_) {
             ids_of_track_.clear();
             epoch_ = epoch;
         }
-        if (ids_of_track_.size() <= index) ids_of_track_.resize(index + 1, {kUnknown, kUnknown});
-        auto& ids = ids_of_track_[index];
-        if (ids.first == kUnknown) ids = tables_.ids(e.phase, node_id_, e.thread_key, e.thread_label);
+        if (ids_of_track_.size() <= index) ids_of_track_.resize(index + 1, {kUnknown, kUnknown, kUnknown});
+        TrackIds& ids = ids_of_track_[index];
+        if (ids.phase == kUnknown) {
+            std::tie(ids.phase, ids.thread) = tables_.ids(e.phase, node_id_, e.thread_key, e.thread_label);
+            const auto [it, fresh] = first_of_thread_.try_emplace(ids.thread, static_cast<std::uint32_t>(first_events.size()));
+            if (fresh) first_events.push_back({ids.thread, ids.phase, e.start, position_});
+            ids.first = it->second;
+        }
         return ids;
     }
 
@@ -218,8 +242,10 @@ private:
     m::EventBatch batch_;
     std::size_t batch_text_;
     std::string scratch_, dur_scratch_;  // an escaped name, a float's repr
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> ids_of_track_;  // per track index of the current epoch
+    std::vector<TrackIds> ids_of_track_;  // per track index of the current epoch
     std::uint32_t epoch_ = 0;
+    std::unordered_map<std::uint32_t, std::uint32_t> first_of_thread_;  // thread id -> index in first_events
+    std::uint64_t position_ = 0;  // of the next kept event among the file's: the store's seq, less the rank
 };
 
 // Finds where steps begin: the earliest event carrying each wanted step_num.
@@ -372,8 +398,10 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
             done.error = read_one(files[order[k]], sink, [&] { sink.restart(); }, done.outcome);
             if (!done.error) sink.flush();
             done.max_end = sink.max_end;
+            done.first_events = std::move(sink.first_events);
             return done;
         };
+        std::vector<m::TrackFirst> first_of_thread;  // over committed files, by thread id (seq kNoEvent: none)
         m::FileReaders readers(files.size(), threads, read_file);
         for (std::size_t stored = 0; stored < files.size(); ++stored) {
             const std::size_t i = order[readers.next_file()];
@@ -404,6 +432,12 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
                     break;
                 }
                 store.commit_file();
+                for (m::TrackFirst first : msg.first_events) {
+                    first.seq = m::RecordStore::seq_of(i, first.seq);
+                    if (first_of_thread.size() <= first.thread) first_of_thread.resize(first.thread + 1, {0, 0, {}, m::TrackNumbering::kNoEvent});
+                    m::TrackFirst& known = first_of_thread[first.thread];
+                    if (known.seq == m::TrackNumbering::kNoEvent || m::earlier(first, known)) known = first;
+                }
                 if (msg.max_end && (!max_end || m::compare(*max_end, *msg.max_end) < 0)) max_end = msg.max_end;
                 result.events_dropped += msg.outcome.dropped;
                 for (const auto& n : msg.outcome.notes) notes_of[i].push_back(f.path + ": " + n);
@@ -421,8 +455,12 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
         result.output_path = (std::filesystem::path(out_dir) /
                               (std::to_string(m::round_half_even(end_for_name)) + "_" + node_id + "_merged_timeline.json"))
                                  .string();
-        m::MergedFileWriter writer(result.output_path);
-        store.for_each_sorted([&](const m::StoredEvent& e) { writer.write(e, tables.phases(), tables.thread_labels()); });
+        first_of_thread.erase(std::remove_if(first_of_thread.begin(), first_of_thread.end(),
+                                             [](const m::TrackFirst& f) { return f.seq == m::TrackNumbering::kNoEvent; }),
+                              first_of_thread.end());
+        const m::TrackNumbering tracks(std::move(first_of_thread), tables.phases(), tables.thread_labels());
+        m::MergedFileWriter writer(result.output_path, tracks);
+        writer.write_sorted(store, threads);
         writer.finish();
         result.events_written = writer.events();
         result.metadata_written = writer.metadata();

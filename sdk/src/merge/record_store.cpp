@@ -101,9 +101,10 @@ void sort_by_start(Index& index, std::size_t from, std::size_t to) {
     if (src != &index) std::copy(src->begin(), src->end(), at(index, from));
 }
 
-StoredEvent decode(const char* rec, TraceNumber start) {
+StoredEvent decode(const char* rec, TraceNumber start, std::uint64_t seq) {
     StoredEvent e;
     e.start = start;
+    e.seq = seq;
     e.phase = get<std::uint32_t>(rec);
     e.thread = get<std::uint32_t>(rec + 4);
     const auto hl = get<std::uint32_t>(rec + 8);
@@ -139,7 +140,7 @@ public:
         if (body && std::fread(rec_.data() + kRecordHeader, 1, body, f_) != body) fail();
         return true;
     }
-    StoredEvent event() const { return decode(rec_.data(), start); }
+    StoredEvent event() const { return decode(rec_.data(), start, seq); }
 
     TraceNumber start;
     std::uint64_t seq = 0;
@@ -374,19 +375,28 @@ void RecordStore::merge_adjacent_runs(std::size_t a, std::size_t b, std::size_t 
     }
 }
 
-void RecordStore::for_each_sorted(const std::function<void(const StoredEvent&)>& visit) {
+bool RecordStore::sort_in_memory() {
     rollback_file();  // anything not committed is not part of the answer
-    if (runs_.empty()) {
-        // The runs left (a handful) merged into one, then visited in order: interleaving them by
-        // a look at every run's head cost about 170 instructions an event, merging them about 60
-        // (callgrind, bench_merge input: 988 M -> 951 M instructions for the whole merge).
-        collapse_sorted_runs(1);
-        for (std::size_t i = 0; i < index_.size(); ++i) {
-            // Records lie where their files' batches put them, so in time order each is a cache
-            // miss: fetched ahead, a few events before it is written.
-            if (i + kRecordsAhead < index_.size()) __builtin_prefetch(index_[i + kRecordsAhead].rec);
-            visit(decode(index_[i].rec, index_[i].start()));
-        }
+    if (!runs_.empty()) return false;
+    // The runs left (a handful) merged into one, to be visited in order: interleaving them by a
+    // look at every run's head cost about 170 instructions an event, merging them about 60
+    // (callgrind, bench_merge input: 988 M -> 951 M instructions for the whole merge).
+    collapse_sorted_runs(1);
+    return true;
+}
+
+void RecordStore::visit_sorted(std::size_t from, std::size_t to, const Visit& visit) const {
+    for (std::size_t i = from; i < to; ++i) {
+        // Records lie where their files' batches put them, so in time order each is a cache
+        // miss: fetched ahead, a few events before it is written.
+        if (i + kRecordsAhead < to) __builtin_prefetch(index_[i + kRecordsAhead].rec);
+        visit(decode(index_[i].rec, index_[i].start(), index_[i].seq()));
+    }
+}
+
+void RecordStore::for_each_sorted(const Visit& visit) {
+    if (sort_in_memory()) {
+        visit_sorted(0, index_.size(), visit);
         return;
     }
     spill();

@@ -39,6 +39,7 @@ struct HugePageAllocator {
 
 struct StoredEvent {
     TraceNumber start;
+    std::uint64_t seq = 0;     // the store's order among equal starts (file rank, then position)
     std::uint32_t phase = 0;   // caller's ids
     std::uint32_t thread = 0;
     std::string_view head;     // caller's text pieces, returned as given
@@ -62,6 +63,8 @@ public:
     // merge stores the largest files first). Without it, ties keep the order of add() calls.
     void begin_file(std::uint64_t rank);
     static constexpr unsigned kRankShift = 40;  // up to 2^40 events per file, 2^23 files (Entry)
+    // The seq of the file's event at `position` among those added since begin_file(rank).
+    static std::uint64_t seq_of(std::uint64_t rank, std::uint64_t position) { return (rank << kRankShift) + position; }
     void add(const StoredEvent& e);
 
     // Records written in place by the caller, without a copy: kRecordHeader bytes (put_header),
@@ -85,8 +88,14 @@ public:
 
     std::uint64_t size() const { return committed_count_; }
     std::size_t runs() const { return runs_.size(); }
+    using Visit = std::function<void(const StoredEvent&)>;
     // Visits committed events by (start, file rank, insertion order). Throws std::runtime_error on I/O errors.
-    void for_each_sorted(const std::function<void(const StoredEvent&)>& visit);
+    void for_each_sorted(const Visit& visit);
+    // Sorts the committed events where they are, when nothing was spilled (returns false
+    // otherwise: then only for_each_sorted serves). Afterwards visit_sorted hands out any range
+    // of the order, on any thread, the store staying unchanged.
+    bool sort_in_memory();
+    void visit_sorted(std::size_t from, std::size_t to, const Visit& visit) const;
 
 private:
     // 24 bytes: the start's 8 bytes, with whether it is a float in seq's top bit (seqs stay far

@@ -131,6 +131,14 @@ void AtomicFile::write(std::string_view data) {
     }
 }
 
+void AtomicFile::write_at(std::uint64_t offset, std::string_view data) {
+    try {
+        file_.write_at(offset, data);
+    } catch (const OutputError& e) {
+        throw keeping_previous(e, path_);
+    }
+}
+
 void AtomicFile::commit() {
     if (!file_.is_open()) return;
     write_buffer();
@@ -172,6 +180,17 @@ void OutputFile::write(std::string_view data) {
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) throw output_error("cannot write", path_, n < 0 ? errno : EIO);
         data.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
+void OutputFile::write_at(std::uint64_t offset, std::string_view data) {
+    if (!is_open()) return;
+    while (!data.empty()) {
+        const ssize_t n = ::pwrite(fd_, data.data(), data.size(), static_cast<off_t>(offset));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw output_error("cannot write", path_, n < 0 ? errno : EIO);
+        data.remove_prefix(static_cast<std::size_t>(n));
+        offset += static_cast<std::uint64_t>(n);
     }
 }
 

@@ -1,0 +1,64 @@
+#include "merge/track_numbering.hpp"
+
+#include <algorithm>
+
+#include "json/json_text.hpp"
+
+namespace ringprof::detail {
+
+namespace {
+
+// smdebug orders the timeline's processes by giving each kind of phase its own pid range; the
+// first listed substring found in the phase name decides.
+struct PidRange {
+    const char* substring;
+    std::int64_t first;
+};
+constexpr PidRange kRanges[] = {{"Step:", 1},           {"Forward", 10000},       {"Backward", 20000},
+                                {"DataIterator", 30000}, {"Dataset", 40000},       {"/device", 50000},
+                                {"/host", 60000},        {"gpu_functions", 70000}, {"cpu_functions", 80000},
+                                {"Horovod", 90000},      {nullptr, 1000000}};
+constexpr std::size_t kRangeCount = sizeof kRanges / sizeof kRanges[0];
+
+}  // namespace
+
+bool earlier(const TrackFirst& a, const TrackFirst& b) {
+    const int c = compare(a.start, b.start);
+    return c != 0 ? c < 0 : a.seq < b.seq;
+}
+
+TrackNumbering::TrackNumbering(std::vector<TrackFirst> first, const std::vector<std::string>& phase_names,
+                               const std::vector<std::string>& thread_labels)
+    : tracks_(thread_labels.size()) {
+    std::sort(first.begin(), first.end(), earlier);
+    std::vector<std::int64_t> pid_of_phase(phase_names.size(), -1);
+    std::int64_t next_in_range[kRangeCount];
+    for (std::size_t r = 0; r < kRangeCount; ++r) next_in_range[r] = kRanges[r].first;
+    std::int64_t next_tid = 1;
+    for (const TrackFirst& f : first) {
+        Track& t = tracks_[f.thread];
+        t.first_seq = f.seq;
+        std::int64_t& pid = pid_of_phase[f.phase];
+        if (pid < 0) {
+            const std::string& phase = phase_names[f.phase];
+            std::size_t r = 0;
+            while (kRanges[r].substring && phase.find(kRanges[r].substring) == std::string::npos) ++r;
+            pid = next_in_range[r]++;
+            const std::string pid_text = std::to_string(pid);
+            t.announce += ",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + pid_text + ", \"args\": {\"name\": ";
+            append_json_string(t.announce, phase, NonAscii::escape);
+            t.announce += "}},\n{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": " + pid_text +
+                          ", \"args\": {\"sort_index\": " + pid_text + "}}";
+            t.announce_lines += 2;
+        }
+        const std::string pid_text = std::to_string(pid), tid_text = std::to_string(next_tid++);
+        t.announce += ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + pid_text + ", \"tid\": " + tid_text +
+                      ", \"args\": {\"name\": ";
+        append_json_string(t.announce, thread_labels[f.thread], NonAscii::escape);
+        t.announce += "}}";
+        ++t.announce_lines;
+        t.middle = ", \"pid\": " + pid_text + ", \"tid\": " + tid_text + ", \"ph\": \"X\", \"ts\": ";
+    }
+}
+
+}  // namespace ringprof::detail
