@@ -67,7 +67,8 @@ struct Merge {
 
     std::string write(const std::string& path, unsigned threads) {
         m::MergedFileWriter writer(path, tracks);
-        writer.write_sorted(store, threads);
+        m::ReadyThreads helpers(threads - 1);
+        writer.write_sorted(store, helpers);
         writer.finish();
         EXPECT_EQ(writer.events(), events) << threads << " threads";
         std::ifstream in(path, std::ios::binary);
@@ -154,7 +155,8 @@ TEST(MergedFileWriter, NothingStoredIsAnEmptyArray) {
     const m::TrackNumbering none;
     {
         m::MergedFileWriter writer(tmp.str() + "/empty.json", none);
-        writer.write_sorted(store, 4);
+        m::ReadyThreads helpers(3);
+        writer.write_sorted(store, helpers);
         writer.finish();
     }
     std::ifstream in(tmp.str() + "/empty.json");

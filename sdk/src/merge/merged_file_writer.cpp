@@ -1,13 +1,8 @@
 #include "merge/merged_file_writer.hpp"
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstring>
-#include <exception>
-#include <mutex>
 #include <stdexcept>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -135,30 +130,6 @@ private:
     std::size_t ts_high_size_ = 0;
 };
 
-// Where the slices wait until every one knows its size (and so every one its offset). Cancelled
-// when a thread could not be started: the waiting ones then give up.
-class Latch {
-public:
-    explicit Latch(std::size_t count) : count_(count) {}
-    bool arrive_and_wait() {  // false when cancelled
-        std::unique_lock<std::mutex> lock(mu_);
-        if (--count_ == 0) all_.notify_all();
-        all_.wait(lock, [&] { return count_ == 0 || cancelled_; });
-        return count_ == 0;
-    }
-    void cancel() {
-        std::lock_guard<std::mutex> lock(mu_);
-        cancelled_ = true;
-        all_.notify_all();
-    }
-
-private:
-    std::mutex mu_;
-    std::condition_variable all_;
-    std::size_t count_;
-    bool cancelled_ = false;
-};
-
 }  // namespace
 
 MergedFileWriter::MergedFileWriter(std::string final_path, const TrackNumbering& tracks)
@@ -166,78 +137,57 @@ MergedFileWriter::MergedFileWriter(std::string final_path, const TrackNumbering&
 
 // After reading, formatting and writing were the merge's whole wall time on one thread each
 // (the formatting one, and the kernel's copy into the page cache on the other, 55-90% busy)
-// while the readers' cores idled. Now each of `threads` slices measures itself (a look at each
-// record's sizes), then, once every slice knows where it starts, formats and writes its lines
-// there: both halves of the work on every core.
-void MergedFileWriter::write_sorted(RecordStore& store, unsigned threads) {
-    const auto one_pass = [&](const std::function<void(const RecordStore::Visit&)>& visit_all) {
+// while the readers' cores idled. Now the store is cut into a slice per thread: first every
+// thread measures a part of the slices but the last (a look at each record's sizes), then, every
+// slice knowing where it starts, each formats and writes its own: both halves of the work on
+// every core.
+void MergedFileWriter::write_sorted(RecordStore& store, ReadyThreads& threads) {
+    if (!store.sort_in_memory()) {  // spilled: one pass over the run files
         Slice slice(file_, tracks_, 0, true);
-        visit_all([&](const StoredEvent& e) { slice.add(e); });
+        store.for_each_sorted([&](const StoredEvent& e) { slice.add(e); });
         end_ = slice.finish();
         events_ = slice.events;
         metadata_ = slice.metadata;
-    };
-    if (!store.sort_in_memory()) {
-        one_pass([&](const RecordStore::Visit& v) { store.for_each_sorted(v); });
         return;
     }
     const std::size_t n = store.size();
-    const std::size_t slices = std::max<std::size_t>(1, std::min<std::size_t>(threads, n / kMinSliceEvents));
-    if (slices == 1) {
-        one_pass([&](const RecordStore::Visit& v) { store.visit_sorted(0, n, v); });
-        return;
-    }
+    const std::size_t slices = std::max<std::size_t>(1, std::min(threads.size() + 1, n / kMinSliceEvents));
     const auto bound = [&](std::size_t s) { return n / slices * s + std::min(s, n % slices); };
-    std::vector<std::uint64_t> bytes(slices), ends(slices), events(slices), metadata(slices);
-    std::vector<std::exception_ptr> measuring_failed(slices), writing_failed(slices);
-    Latch measured(slices);
-    const auto work = [&](std::size_t s) {
-        try {
-            std::uint64_t b = 0;
-            store.visit_sorted(bound(s), bound(s + 1), [&](const StoredEvent& e) { b += Slice::bytes_of(e, tracks_); });
-            bytes[s] = b;
-        } catch (...) {
-            measuring_failed[s] = std::current_exception();
+    // Measuring: [0, bound(slices - 1)) cut into one piece per thread, each piece's bytes
+    // counted per slice it overlaps.
+    const std::size_t measured = bound(slices - 1);
+    std::vector<std::vector<std::uint64_t>> bytes_of_piece(slices, std::vector<std::uint64_t>(slices, 0));
+    threads.run(slices, [&](std::size_t k) {
+        const std::size_t from = measured * k / slices, to = measured * (k + 1) / slices;
+        for (std::size_t s = 0; s + 1 < slices; ++s) {
+            const std::size_t a = std::max(from, bound(s)), b = std::min(to, bound(s + 1));
+            if (a >= b) continue;
+            std::uint64_t& bytes = bytes_of_piece[k][s];
+            store.visit_sorted(a, b, [&](const StoredEvent& e) { bytes += Slice::bytes_of(e, tracks_); });
         }
-        if (!measured.arrive_and_wait()) return;
-        for (const auto& f : measuring_failed)
-            if (f) return;
-        try {
-            std::uint64_t offset = 0;
-            for (std::size_t j = 0; j < s; ++j) offset += bytes[j];
-            Slice slice(file_, tracks_, offset, s == 0);
-            store.visit_sorted(bound(s), bound(s + 1), [&](const StoredEvent& e) { slice.add(e); });
-            ends[s] = slice.finish();
-            events[s] = slice.events;
-            metadata[s] = slice.metadata;
-        } catch (...) {
-            writing_failed[s] = std::current_exception();
-        }
-    };
-    std::vector<std::thread> helpers;
-    try {
-        for (std::size_t s = 1; s < slices; ++s) helpers.emplace_back(work, s);
-    } catch (const std::system_error&) {  // no thread to be had: the slices started give up, one pass does it all
-        measured.cancel();
-        for (auto& t : helpers) t.join();
-        one_pass([&](const RecordStore::Visit& v) { store.visit_sorted(0, n, v); });
-        return;
+    });
+    std::vector<std::uint64_t> offset(slices, 0);
+    for (std::size_t s = 1; s < slices; ++s) {
+        offset[s] = offset[s - 1];
+        for (std::size_t k = 0; k < slices; ++k) offset[s] += bytes_of_piece[k][s - 1];
     }
-    work(0);
-    for (auto& t : helpers) t.join();
-    for (const auto& f : measuring_failed)
-        if (f) std::rethrow_exception(f);
-    for (const auto& f : writing_failed)
-        if (f) std::rethrow_exception(f);
+    std::vector<std::uint64_t> ends(slices), events(slices), metadata(slices);
+    threads.run(slices, [&](std::size_t s) {
+        Slice slice(file_, tracks_, offset[s], s == 0);
+        store.visit_sorted(bound(s), bound(s + 1), [&](const StoredEvent& e) { slice.add(e); });
+        ends[s] = slice.finish();
+        events[s] = slice.events;
+        metadata[s] = slice.metadata;
+    });
     for (std::size_t s = 0; s < slices; ++s) {
-        if (ends[s] != end_ + bytes[s]) {
+        if (s + 1 < slices && ends[s] != offset[s + 1]) {
             throw std::runtime_error(file_.temp_path() + ": internal error: slice " + std::to_string(s) +
                                      " of the merged file came out a different size than measured");
         }
-        end_ = ends[s];
         events_ += events[s];
         metadata_ += metadata[s];
     }
+    end_ = ends.back();
 }
 
 void MergedFileWriter::finish() {

@@ -22,6 +22,7 @@
 #include "merge/record_store.hpp"
 #include "merge/merged_file_writer.hpp"
 #include "merge/file_readers.hpp"
+#include "merge/ready_threads.hpp"
 #include "merge/trace_files.hpp"
 #include "trace/trace_reader.hpp"
 
@@ -402,6 +403,8 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
             return done;
         };
         std::vector<m::TrackFirst> first_of_thread;  // over committed files, by thread id (seq kNoEvent: none)
+        // Asleep while the readers work: they write the merged file's slices beside this thread.
+        m::ReadyThreads slice_threads(threads - 1);
         m::FileReaders readers(files.size(), threads, read_file);
         for (std::size_t stored = 0; stored < files.size(); ++stored) {
             const std::size_t i = order[readers.next_file()];
@@ -460,7 +463,7 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
                               first_of_thread.end());
         const m::TrackNumbering tracks(std::move(first_of_thread), tables.phases(), tables.thread_labels());
         m::MergedFileWriter writer(result.output_path, tracks);
-        writer.write_sorted(store, threads);
+        writer.write_sorted(store, slice_threads);
         writer.finish();
         result.events_written = writer.events();
         result.metadata_written = writer.metadata();
