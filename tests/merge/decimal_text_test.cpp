@@ -1,5 +1,6 @@
 // write_decimal prints every merged event's ts: it must print exactly what std::to_chars prints,
-// at every length (each block boundary of its eight-digit steps) and both signs.
+// at every length (each block boundary of its eight-digit steps) and both signs; decimal_length,
+// which the merged file's slices measure themselves with, must count exactly those bytes.
 #include <gtest/gtest.h>
 
 #include <charconv>
@@ -14,6 +15,7 @@
 
 namespace {
 
+using ringprof::detail::decimal_length;
 using ringprof::detail::write_decimal;
 
 std::string printed(std::int64_t v) {
@@ -27,7 +29,7 @@ std::string expected(std::int64_t v) {
     return std::string(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
 }
 
-TEST(WriteDecimal, PrintsWhatToCharsPrintsAtEveryLengthAndSign) {
+std::vector<std::int64_t> every_length_and_sign() {
     std::vector<std::int64_t> values{0, std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
     std::int64_t power = 1;
     for (int digits = 1; digits <= 18; ++digits) {
@@ -43,7 +45,15 @@ TEST(WriteDecimal, PrintsWhatToCharsPrintsAtEveryLengthAndSign) {
         values.push_back(v);
         values.push_back(-v);
     }
-    for (const std::int64_t v : values) ASSERT_EQ(printed(v), expected(v)) << v;
+    return values;
+}
+
+TEST(WriteDecimal, PrintsWhatToCharsPrintsAtEveryLengthAndSign) {
+    for (const std::int64_t v : every_length_and_sign()) ASSERT_EQ(printed(v), expected(v)) << v;
+}
+
+TEST(DecimalLength, CountsWhatToCharsPrintsAtEveryLengthAndSign) {
+    for (const std::int64_t v : every_length_and_sign()) ASSERT_EQ(decimal_length(v), expected(v).size()) << v;
 }
 
 TEST(WriteDecimal, TellsTheLengthItPrintedAndWritesWithinTwentyFourBytes) {

@@ -71,4 +71,33 @@ inline std::size_t write_decimal(char* out, std::int64_t value) {
     return static_cast<std::size_t>(p - out);
 }
 
+// How many bytes write_decimal(out, value) writes, without writing them: the digits' count from
+// the highest set bit (log10(2) ~ 1233 / 4096), corrected by one comparison.
+inline std::size_t decimal_length(std::int64_t value) {
+    static constexpr std::uint64_t kPow10[] = {1,
+                                               10,
+                                               100,
+                                               1000,
+                                               10000,
+                                               100000,
+                                               1000000,
+                                               10000000,
+                                               100000000,
+                                               1000000000,
+                                               10000000000,
+                                               100000000000,
+                                               1000000000000,
+                                               10000000000000,
+                                               100000000000000,
+                                               1000000000000000,
+                                               10000000000000000,
+                                               100000000000000000,
+                                               1000000000000000000,
+                                               10000000000000000000u};
+    const std::uint64_t v = value < 0 ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
+    const unsigned bits = 64 - static_cast<unsigned>(__builtin_clzll(v | 1));
+    const unsigned guess = (bits * 1233) >> 12;  // digits - 1 or digits
+    return (value < 0) + guess + (v >= kPow10[guess]) + (v == 0);
+}
+
 }  // namespace ringprof::detail

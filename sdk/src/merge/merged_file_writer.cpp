@@ -34,10 +34,9 @@ public:
     static std::size_t bytes_of(const StoredEvent& e, const TrackNumbering& tracks) {
         const TrackNumbering::Track& t = tracks[e.thread];
         const std::size_t announce = e.seq == t.first_seq ? t.announce.size() : 0;
-        char digits[24];
         std::size_t ts;
         if (!e.start.is_float) {
-            ts = write_decimal(digits, e.start.i);
+            ts = decimal_length(e.start.i);
         } else {
             std::string text;
             append_number(text, e.start);

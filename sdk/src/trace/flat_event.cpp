@@ -132,13 +132,18 @@ bool exact_fast_double(std::uint64_t m, int e, bool negative, double& out) {
 // A JSON number as simdjson reads it: integers of up to 18 digits (always within int64) as
 // integers, numbers with a fraction or exponent as the correctly rounded double (from_chars,
 // like simdjson, rounds correctly). Gives up on -0 (its type is simdjson's to say), on more than
-// 19 digits and on anything out of range.
-Pos general_number(Pos q, Pos end, TraceNumber& out, std::string_view& token) {
+// 19 digits and on anything out of range. Sets `stop` past the number, or to nullptr when it
+// gives up. The number comes back in two registers: through a reference it went to memory,
+// written as a flag and a value and read back by the caller as one 16-byte word, a load the
+// store buffer cannot forward (13% of the fast reader's samples, perf annotate: every float
+// duration comes here).
+TraceNumber general_number(Pos q, Pos end, Pos& stop) {
+    stop = nullptr;
     const Pos s = q;
     const bool negative = q < end && *q == '-';
     q += negative;
     const Pos first_digit = q;
-    if (!(q < end && is_digit(*q))) return nullptr;
+    if (!(q < end && is_digit(*q))) return {};
     std::uint64_t v = 0;  // all the digits, the fraction's too (mod 2^64: used only within 19)
     q = *q == '0' ? q + 1 : digits(q, end, v);
     std::size_t all_digits = static_cast<std::size_t>(q - first_digit);
@@ -147,7 +152,7 @@ Pos general_number(Pos q, Pos end, TraceNumber& out, std::string_view& token) {
     if (q < end && *q == '.') {
         const Pos fraction = ++q;
         q = digits(q, end, v);
-        if (q == fraction) return nullptr;
+        if (q == fraction) return {};
         all_digits += static_cast<std::size_t>(q - fraction);
         exponent = -static_cast<int>(q - fraction);
         is_float = true;
@@ -156,29 +161,28 @@ Pos general_number(Pos q, Pos end, TraceNumber& out, std::string_view& token) {
         ++q;
         const bool below = q < end && *q == '-';
         if (q < end && (*q == '+' || *q == '-')) ++q;
-        if (!(q < end && is_digit(*q))) return nullptr;
+        if (!(q < end && is_digit(*q))) return {};
         int written = 0;
         for (; q < end && is_digit(*q); ++q) written = written < 10000 ? written * 10 + (*q - '0') : written;
         exponent += below ? -written : written;
         is_float = true;
     }
-    token = std::string_view(s, static_cast<std::size_t>(q - s));
     // Past 19 digits simdjson 3.0.1's number reading and from_chars may not agree: such numbers
     // are simdjson's to read.
-    if (all_digits > (is_float ? 19u : 18u)) return nullptr;
+    if (all_digits > (is_float ? 19u : 18u)) return {};
     if (!is_float) {
-        if (negative && *first_digit == '0') return nullptr;
+        if (negative && *first_digit == '0') return {};
         const auto value = static_cast<std::int64_t>(v);
-        out = TraceNumber::integer(negative ? -value : value);
-        return q;
+        stop = q;
+        return TraceNumber::integer(negative ? -value : value);
     }
     double d = 0;
     if (!exact_fast_double(v, exponent, negative, d)) {
         const auto r = std::from_chars(s, q, d);
-        if (r.ec != std::errc() || r.ptr != q || !std::isfinite(d)) return nullptr;
+        if (r.ec != std::errc() || r.ptr != q || !std::isfinite(d)) return {};
     }
-    out = TraceNumber::floating(d);
-    return q;
+    stop = q;
+    return TraceNumber::floating(d);
 }
 
 // How many digits (0-8) begin the word at q, and their value: the first byte that is not a digit
@@ -220,7 +224,10 @@ inline unsigned word_digits(Pos q, std::uint64_t& value) {
             return q + n;
         }
     }
-    return general_number(q, end, out, token);
+    Pos stop;
+    out = general_number(q, end, stop);
+    if (stop) token = std::string_view(q, static_cast<std::size_t>(stop - q));
+    return stop;
 }
 
 inline Pos literal(Pos q, Pos end, std::string_view word) {
@@ -449,7 +456,7 @@ inline Pos known_key(Pos q, Pos end, Field& f) {
 // One pass over the token: with find, find_first_of and substr it took about 260 instructions a
 // float, now 56 (callgrind, bench_merge input: the 2.5 of every TensorFlow op's dur; 1.3% of a
 // merge's instructions).
-bool python_number_text(std::string_view token, const TraceNumber& n) {
+bool python_number_text(std::string_view token, TraceNumber n) {
     if (!n.is_float) return true;
     const char* p = token.data();
     const char* const end = p + token.size();

@@ -56,6 +56,6 @@ private:
 };
 
 // Whether json.dumps prints the number read from `token` as `token` itself (tests check the rule).
-bool python_number_text(std::string_view token, const TraceNumber& n);
+bool python_number_text(std::string_view token, TraceNumber n);
 
 }  // namespace ringprof::detail
