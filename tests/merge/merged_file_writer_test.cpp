@@ -47,11 +47,10 @@ struct Merge {
                           : kind == 1 ? m::TraceNumber::floating(static_cast<double>(t))
                                       : m::TraceNumber::integer(t);
                 e.thread = static_cast<std::uint32_t>((rng() % 6) * kFiles + f) % kThreads;
-                e.phase = e.thread % 3;
                 text.push_back("\"op" + std::to_string(rng() % 50) + "\"");
                 e.head = text.back();
                 e.tail = kind == 2 ? "2.5, \"args\": {\"step_num\": \"3\"}}" : "7}";
-                const m::TrackFirst candidate{e.thread, e.phase, e.start,
+                const m::TrackFirst candidate{e.thread, e.thread % 3, e.start,
                                               m::RecordStore::seq_of(static_cast<std::uint64_t>(kFiles - 1 - f), k)};
                 auto [it, fresh] = first.try_emplace(e.thread, candidate);
                 if (!fresh && m::earlier(candidate, it->second)) it->second = candidate;

@@ -49,7 +49,7 @@ std::vector<Added> fill(RecordStore& store, unsigned seed, int files) {
         for (const Added& a : events) {
             StoredEvent e;
             e.start = a.start;
-            e.phase = static_cast<std::uint32_t>(f);
+            e.thread = static_cast<std::uint32_t>(f);
             e.head = a.id;
             e.tail = "}";
             store.add(e);

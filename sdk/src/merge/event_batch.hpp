@@ -1,5 +1,5 @@
 // A run of one file's kept events, already the merging thread's records (header included: the
-// reader resolves each track's phase and thread ids itself, in the merge's shared tables), as a
+// reader resolves each track's thread id itself, in the merge's shared tables), as a
 // reader thread hands them to the merging thread.
 #pragma once
 
@@ -41,7 +41,7 @@ struct EventBatch {
     static_assert(sizeof(Event) == 16, "see above");
     // The chunks a reader's batches are made of (chunk_pool.hpp says why): a batch is full when
     // either its text or its event array is; the text fills first for records over 32 bytes (a
-    // 16-byte header, a quoted name, a duration and '}': nearly all real ones).
+    // 12-byte header, a quoted name, a duration and '}': nearly all real ones).
     struct Memory {
         ChunkPool text{256 * 1024};
         ChunkPool events{128 * 1024};  // 8,192 events: a text chunk of 32-byte records

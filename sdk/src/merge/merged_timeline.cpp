@@ -171,7 +171,7 @@ public:
         // thread, it was a cache miss a record on the critical path (the merging thread is alone
         // on the machine for the end of reading and for writing).
         const TrackIds& ids = ids_of(e);
-        m::RecordStore::put_header(rec, ids.phase, ids.thread, static_cast<std::uint32_t>(head_size),
+        m::RecordStore::put_header(rec, ids.thread, static_cast<std::uint32_t>(head_size),
                                    static_cast<std::uint32_t>(tail_size));
         text.advance(size);
         // The track's earliest event, from which the writer numbers tracks before writing: the

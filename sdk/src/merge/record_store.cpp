@@ -101,14 +101,18 @@ void sort_by_start(Index& index, std::size_t from, std::size_t to) {
     if (src != &index) std::copy(src->begin(), src->end(), at(index, from));
 }
 
+// A record's bytes, header included (put_header: thread, head length, tail length).
+std::size_t record_size(const char* rec) {
+    return kRecordHeader + get<std::uint32_t>(rec + 4) + std::size_t{get<std::uint32_t>(rec + 8)};
+}
+
 StoredEvent decode(const char* rec, TraceNumber start, std::uint64_t seq) {
     StoredEvent e;
     e.start = start;
     e.seq = seq;
-    e.phase = get<std::uint32_t>(rec);
-    e.thread = get<std::uint32_t>(rec + 4);
-    const auto hl = get<std::uint32_t>(rec + 8);
-    const auto tl = get<std::uint32_t>(rec + 12);
+    e.thread = get<std::uint32_t>(rec);
+    const auto hl = get<std::uint32_t>(rec + 4);
+    const auto tl = get<std::uint32_t>(rec + 8);
     e.head = std::string_view(rec + kRecordHeader, hl);
     e.tail = std::string_view(rec + kRecordHeader + hl, tl);
     return e;
@@ -135,7 +139,7 @@ public:
         seq = get<std::uint64_t>(hdr + 9);
         rec_.resize(kRecordHeader);
         if (std::fread(rec_.data(), 1, kRecordHeader, f_) != kRecordHeader) fail();
-        const std::size_t body = get<std::uint32_t>(rec_.data() + 8) + std::size_t{get<std::uint32_t>(rec_.data() + 12)};
+        const std::size_t body = record_size(rec_.data()) - kRecordHeader;
         rec_.resize(kRecordHeader + body);
         if (body && std::fread(rec_.data() + kRecordHeader, 1, body, f_) != body) fail();
         return true;
@@ -234,7 +238,6 @@ void RecordStore::begin_file(std::uint64_t rank) { next_seq_ = rank << kRankShif
 void RecordStore::add(const StoredEvent& e) {
     char* rec = reserve(kRecordHeader + e.head.size() + e.tail.size());
     index_.push_back(Entry::make(e.start, next_seq_++, rec));
-    put_at(rec, e.phase);
     put_at(rec, e.thread);
     put_at(rec, static_cast<std::uint32_t>(e.head.size()));
     put_at(rec, static_cast<std::uint32_t>(e.tail.size()));
@@ -266,7 +269,7 @@ void RecordStore::write_run(std::size_t from, std::size_t to, bool pending) {
     for (std::size_t i = from; i < to && ok; ++i) {
         const Entry& en = index_[i];
         const char* rec = en.rec;
-        const std::size_t len = kRecordHeader + get<std::uint32_t>(rec + 8) + get<std::uint32_t>(rec + 12);
+        const std::size_t len = record_size(rec);
         const TraceNumber start = en.start();
         out.push_back(start.is_float ? 1 : 0);
         if (start.is_float) put(out, start.d); else put(out, start.i);

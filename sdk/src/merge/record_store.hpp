@@ -40,8 +40,7 @@ struct HugePageAllocator {
 struct StoredEvent {
     TraceNumber start;
     std::uint64_t seq = 0;     // the store's order among equal starts (file rank, then position)
-    std::uint32_t phase = 0;   // caller's ids
-    std::uint32_t thread = 0;
+    std::uint32_t thread = 0;  // the caller's id of the event's track
     std::string_view head;     // caller's text pieces, returned as given
     std::string_view tail;
 };
@@ -71,10 +70,9 @@ public:
     // then head, then tail. adopt() takes over a block of such records (`bytes`
     // counted against the budget; the store spills first if it would pass it), add_record() then
     // indexes each record of that block. The budget can thus be passed by one block's index.
-    static constexpr std::size_t kRecordHeader = 16;  // phase, thread, head length, tail length
-    static void put_header(char* rec, std::uint32_t phase, std::uint32_t thread, std::uint32_t head_size,
-                           std::uint32_t tail_size) {
-        const std::uint32_t header[4] = {phase, thread, head_size, tail_size};
+    static constexpr std::size_t kRecordHeader = 12;  // thread, head length, tail length
+    static void put_header(char* rec, std::uint32_t thread, std::uint32_t head_size, std::uint32_t tail_size) {
+        const std::uint32_t header[3] = {thread, head_size, tail_size};
         static_assert(sizeof header == kRecordHeader, "the header's layout");
         std::memcpy(rec, header, sizeof header);  // read back by decode() as native uint32s
     }
