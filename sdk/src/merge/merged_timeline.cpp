@@ -402,7 +402,7 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
             done.first_events = std::move(sink.first_events);
             return done;
         };
-        std::vector<m::TrackFirst> first_of_thread;  // over committed files, by thread id (seq kNoEvent: none)
+        std::vector<std::optional<m::TrackFirst>> first_of_thread;  // over committed files, by thread id
         // Asleep while the readers work: they write the merged file's slices beside this thread.
         m::ReadyThreads slice_threads(threads - 1);
         m::FileReaders readers(files.size(), threads, read_file);
@@ -437,9 +437,9 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
                 store.commit_file();
                 for (m::TrackFirst first : msg.first_events) {
                     first.seq = m::RecordStore::seq_of(i, first.seq);
-                    if (first_of_thread.size() <= first.thread) first_of_thread.resize(first.thread + 1, {0, 0, {}, m::TrackNumbering::kNoEvent});
-                    m::TrackFirst& known = first_of_thread[first.thread];
-                    if (known.seq == m::TrackNumbering::kNoEvent || m::earlier(first, known)) known = first;
+                    if (first_of_thread.size() <= first.thread) first_of_thread.resize(first.thread + 1);
+                    std::optional<m::TrackFirst>& known = first_of_thread[first.thread];
+                    if (!known || m::earlier(first, *known)) known = first;
                 }
                 if (msg.max_end && (!max_end || m::compare(*max_end, *msg.max_end) < 0)) max_end = msg.max_end;
                 result.events_dropped += msg.outcome.dropped;
@@ -458,10 +458,10 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
         result.output_path = (std::filesystem::path(out_dir) /
                               (std::to_string(m::round_half_even(end_for_name)) + "_" + node_id + "_merged_timeline.json"))
                                  .string();
-        first_of_thread.erase(std::remove_if(first_of_thread.begin(), first_of_thread.end(),
-                                             [](const m::TrackFirst& f) { return f.seq == m::TrackNumbering::kNoEvent; }),
-                              first_of_thread.end());
-        const m::TrackNumbering tracks(std::move(first_of_thread), tables.phases(), tables.thread_labels());
+        std::vector<m::TrackFirst> firsts;  // of the tracks with committed events
+        for (const auto& f : first_of_thread)
+            if (f) firsts.push_back(*f);
+        const m::TrackNumbering tracks(std::move(firsts), tables.phases(), tables.thread_labels());
         m::MergedFileWriter writer(result.output_path, tracks);
         writer.write_sorted(store, slice_threads);
         writer.finish();
