@@ -237,7 +237,7 @@ void RecordStore::begin_file(std::uint64_t rank) { next_seq_ = rank << kRankShif
 
 void RecordStore::add(const StoredEvent& e) {
     char* rec = reserve(kRecordHeader + e.head.size() + e.tail.size());
-    index_.push_back(Entry::make(e.start, next_seq_++, rec));
+    index_.emplace_back(e.start, next_seq_++, rec);
     put_at(rec, e.thread);
     put_at(rec, static_cast<std::uint32_t>(e.head.size()));
     put_at(rec, static_cast<std::uint32_t>(e.tail.size()));
