@@ -11,7 +11,7 @@ ReadyThreads::ReadyThreads(std::size_t count) {
         try {
             threads_.emplace_back([this, i] { serve(i + 1); });
         } catch (const std::system_error&) {
-            break;  // fewer threads: run() gives the caller's thread more to do
+            break;  // fewer threads: callers size their work by size()
         }
     }
 }
