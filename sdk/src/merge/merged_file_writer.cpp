@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
 
+#include "merge/background_writer.hpp"
 #include "merge/decimal_text.hpp"
 #include "merge/text_buffer.hpp"
 #include "trace/trace_number.hpp"
@@ -19,13 +21,17 @@ constexpr char kDur[] = ", \"dur\": ";
 constexpr std::size_t kLongestNumber = 32;  // an int64, or a float as repr prints it
 constexpr std::size_t kFlushBytes = 1 << 20;
 
-// One consecutive part of the file's lines, formatted into a buffer and written at its place a
-// megabyte at a time: per-line writes and std::to_string temporaries were a fifth of a merge's
-// instructions.
+// Where a slice's full buffers go: written at once (file.write_at), or queued for a writing
+// thread. Either way the buffer comes back empty, to be filled again.
+using HandOver = std::function<void(std::uint64_t offset, TextBuffer& full)>;
+
+// One consecutive part of the file's lines, formatted into a buffer and handed over to be written
+// at its place a megabyte at a time: per-line writes and std::to_string temporaries were a fifth
+// of a merge's instructions.
 class Slice {
 public:
-    Slice(AtomicFile& file, const TrackNumbering& tracks, std::uint64_t offset, bool opens_file)
-        : file_(file), tracks_(tracks), offset_(offset), opens_file_(opens_file) {
+    Slice(const HandOver& hand_over, const TrackNumbering& tracks, std::uint64_t offset, bool opens_file)
+        : hand_over_(hand_over), tracks_(tracks), offset_(offset), opens_file_(opens_file) {
         out_.reserve(kFlushBytes + 4096);
     }
 
@@ -97,9 +103,10 @@ public:
 private:
     void flush() {
         if (out_.size() == 0) return;
-        file_.write_at(offset_, out_.view());
+        const std::uint64_t at = offset_;
         offset_ += out_.size();
-        out_.clear();
+        hand_over_(at, out_);
+        if (out_.capacity() == 0) out_.reserve(kFlushBytes + 4096);
     }
 
     // Starts are written in order, so their leading digits rarely change: above 10^8 the digits
@@ -118,7 +125,7 @@ private:
         return ts_high_size_ + 8;
     }
 
-    AtomicFile& file_;
+    const HandOver& hand_over_;
     const TrackNumbering& tracks_;
     std::uint64_t offset_;
     bool opens_file_;
@@ -139,16 +146,24 @@ MergedFileWriter::MergedFileWriter(std::string final_path, const TrackNumbering&
 // while the readers' cores idled. Now the store is cut into a slice per thread: first every
 // thread measures a part of the slices but the last (a look at each record's sizes), then, every
 // slice knowing where it starts, each formats and writes its own: both halves of the work on
-// every core.
+// every core. A store spilled to run files is read back in one pass: one thread formats, and a
+// writing thread of its own copies each megabyte into the page cache meanwhile.
 void MergedFileWriter::write_sorted(RecordStore& store, ReadyThreads& threads) {
-    if (!store.sort_in_memory()) {  // spilled: one pass over the run files
-        Slice slice(file_, tracks_, 0, true);
+    if (!store.sort_in_memory()) {  // spilled: one pass over the run files, written on a thread of its own
+        BackgroundWriter writer(file_);
+        const HandOver queue = [&](std::uint64_t offset, TextBuffer& full) { writer.hand_over(offset, full); };
+        Slice slice(queue, tracks_, 0, true);
         store.for_each_sorted([&](const StoredEvent& e) { slice.add(e); });
         end_ = slice.finish();
+        writer.wait();
         events_ = slice.events;
         metadata_ = slice.metadata;
         return;
     }
+    const HandOver write_now = [&](std::uint64_t offset, TextBuffer& full) {
+        file_.write_at(offset, full.view());
+        full.clear();
+    };
     const std::size_t n = store.size();
     const std::size_t slices = std::max<std::size_t>(1, std::min(threads.size() + 1, n / kMinSliceEvents));
     const auto bound = [&](std::size_t s) { return n / slices * s + std::min(s, n % slices); };
@@ -172,7 +187,7 @@ void MergedFileWriter::write_sorted(RecordStore& store, ReadyThreads& threads) {
     }
     std::vector<std::uint64_t> ends(slices), events(slices), metadata(slices);
     threads.run(slices, [&](std::size_t s) {
-        Slice slice(file_, tracks_, offset[s], s == 0);
+        Slice slice(write_now, tracks_, offset[s], s == 0);
         store.visit_sorted(bound(s), bound(s + 1), [&](const StoredEvent& e) { slice.add(e); });
         ends[s] = slice.finish();
         events[s] = slice.events;
