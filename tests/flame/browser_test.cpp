@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <cctype>
+#include <cmath>
 #include <memory>
 #include <set>
 
@@ -264,7 +265,7 @@ TEST_F(FlameBrowser, SearchFindsWorkHiddenInsideATinyFrame) {
     expect_no_page_errors();
 }
 
-TEST_F(FlameBrowser, StaysResponsiveWithTenThousandNodes) {
+TEST_F(FlameBrowser, TenThousandNodesZoomAndLayOutOnlyFramesWideEnoughToSee) {
     ringprof::FlameProfile profile;
     profile.title = "10,000 generated frames";
     profile.merged = flame_test::generated_tree(10000);
@@ -284,10 +285,12 @@ TEST_F(FlameBrowser, StaysResponsiveWithTenThousandNodes) {
     browser().click(child->x + child->w / 2, child->y + child->h / 2);
     EXPECT_EQ(state("zoom"), "\"" + child->path + "\"");
     const double zoom_render = std::stod(state("renderMs"));
-    // A frame of interaction is ~16 ms; allow slow shared machines several.
-    EXPECT_LT(first_render, 250.0);
-    EXPECT_LT(zoom_render, 250.0);
-    std::printf("10k nodes: first render %.1f ms, zoomed render %.1f ms\n", first_render, zoom_render);
+    // What keeps a draw fast, as a count rather than a time (this machine is shared; speed is
+    // for benchmarks): frames too narrow to see are never laid out.
+    std::size_t too_narrow = 0;
+    for (const DrawnFrame& f : frames()) too_narrow += f.kind == "frame" && f.w < 0.35;
+    EXPECT_EQ(too_narrow, 0u);
+    std::printf("10k nodes: first render %.1f ms, zoomed render %.1f ms (not checked)\n", first_render, zoom_render);
     save_screenshot("flame_e2e_10k.png");
     expect_no_page_errors();
 }
@@ -416,27 +419,46 @@ TEST_F(FlameBrowserDemo, TimelineShowsEveryThreadsLaneWithStepsAndZooms) {
     EXPECT_NEAR(double(tl["t0"]) - t0, 200 * (t1 - t0) / double(tl["w"]), (t1 - t0) * 0.02);
     EXPECT_NEAR(double(tl["t1"]) - double(tl["t0"]), t1 - t0, (t1 - t0) * 1e-6);
 
-    // A click on a span inside the view zooms to it (with a 10 % margin either side); a
-    // double-click fits the whole run again.
-    std::string name;
-    double start = 0, dur = 0, hx = 0, hy = 0;
-    for (simdjson::dom::element hit : tl["hits"].get_array()) {
-        if (double(hit["w"]) < 4 || double(hit["w"]) > double(tl["w"]) / 2) continue;
-        name = std::string(std::string_view(hit["name"]));
-        start = double(hit["start"]);
-        dur = double(hit["dur"]);
-        hx = double(hit["x"]) + double(hit["w"]) / 2;
-        hy = double(hit["y"]) + double(hit["h"]) / 2;
-        break;
-    }
-    ASSERT_FALSE(name.empty()) << "no span of a clickable width in view";
-    browser().click(hx, hy);
+    // A click on a span that fits in the view zooms to it (with a 10 % margin either side). The
+    // span is chosen by its whole duration, as the page decides: on a loaded machine a step can
+    // outlast the zoomed view, and its visible part alone would look clickable.
+    struct Hit {
+        std::string name;
+        double start = 0, dur = 0, x = 0, y = 0;
+    };
+    const auto first_hit = [&](simdjson::dom::element view, bool fits) {
+        const double v0 = double(view["t0"]), v1 = double(view["t1"]);
+        for (simdjson::dom::element hit : view["hits"].get_array()) {
+            const double s = double(hit["start"]), d = double(hit["dur"]);
+            const bool fits_view = d * 1.2 < v1 - v0;
+            if (double(hit["w"]) < 4 || (fits ? !fits_view || s < v0 || s + d > v1 : fits_view)) continue;
+            return Hit{std::string(std::string_view(hit["name"])), s, d, double(hit["x"]) + double(hit["w"]) / 2,
+                       double(hit["y"]) + double(hit["h"]) / 2};
+        }
+        return Hit{};
+    };
+    const Hit span = first_hit(tl, true);
+    ASSERT_FALSE(span.name.empty()) << "no span of a clickable width inside the view";
+    browser().click(span.x, span.y);
     tl = settled(parser, "window.ringprofFlame.timeline()");
-    EXPECT_NEAR(double(tl["t0"]), start - 0.1 * dur, dur * 0.01) << name;
-    EXPECT_NEAR(double(tl["t1"]), start + 1.1 * dur, dur * 0.01) << name;
+    EXPECT_NEAR(double(tl["t0"]), span.start - 0.1 * span.dur, span.dur * 0.01) << span.name;
+    EXPECT_NEAR(double(tl["t1"]), span.start + 1.1 * span.dur, span.dur * 0.01) << span.name;
+
+    // A double-click fits the whole run again.
     browser().double_click(x, y);
     tl = settled(parser, "window.ringprofFlame.timeline()");
     EXPECT_DOUBLE_EQ(double(tl["t1"]) - double(tl["t0"]), duration);
+
+    // A click on a span wider than the view (here "training", around the whole run) zooms in by
+    // half around the click instead: the time under the mouse stays put.
+    const Hit enclosing = first_hit(tl, false);
+    ASSERT_EQ(enclosing.name, "training");
+    const double under = double(tl["t0"]) + (enclosing.x - double(tl["x"])) / double(tl["w"]) * duration;
+    browser().click(enclosing.x, enclosing.y);
+    tl = settled(parser, "window.ringprofFlame.timeline()");
+    EXPECT_NEAR(double(tl["t1"]) - double(tl["t0"]), duration * 0.5, duration * 1e-6);
+    EXPECT_NEAR(double(tl["t0"]) + (enclosing.x - double(tl["x"])) / double(tl["w"]) * (duration * 0.5), under,
+                duration * 0.01);
     expect_no_page_errors();
 }
 
@@ -475,7 +497,7 @@ TEST_F(FlameBrowserDemo, TracePageHasTheTimelineOfItsThreads) {
 }
 
 // The demo's timeline keeps ~53,000 spans; the page's cap is kFlameTimelineMaxSpans.
-TEST_F(FlameBrowser, TimelineAtTheSpanCapDrawsAndZoomsQuickly) {
+TEST_F(FlameBrowser, TimelineAtTheSpanCapPaintsAtMostARectPerPixelColumn) {
     ringprof::FlameProfile profile;
     profile.title = "timeline at the span cap";
     profile.merged = flame_test::generated_tree(200);
@@ -500,13 +522,21 @@ TEST_F(FlameBrowser, TimelineAtTheSpanCapDrawsAndZoomsQuickly) {
     simdjson::dom::parser parser;
     simdjson::dom::element tl = settled(parser, "window.ringprofFlame.timeline()");
     EXPECT_EQ(uint64_t(tl["spans"]), per_lane * 5);
+    // What keeps a draw fast, as a count rather than a time: spans narrower than a pixel share
+    // one rectangle per pixel column, lane and depth, so a draw paints at most that many rects
+    // however many spans lie in view (here every span is a fraction of a pixel wide).
+    const auto most_rects = [&](simdjson::dom::element view) { return 5.0 * 3.0 * (std::ceil(double(view["w"])) + 1); };
     const double first = double(tl["renderMs"]);
+    EXPECT_GT(double(tl["drawn"]), 0.0);
+    EXPECT_LE(double(tl["drawn"]), most_rects(tl));
     browser().wheel(double(tl["x"]) + 300, double(tl["y"]) + 40, -600);
     tl = settled(parser, "window.ringprofFlame.timeline()");
     const double zoomed = double(tl["renderMs"]);
-    std::printf("timeline of %zu spans: first draw %.1f ms, zoomed draw %.1f ms\n", per_lane * 5, first, zoomed);
-    EXPECT_LT(first, 250.0);
-    EXPECT_LT(zoomed, 250.0);
+    EXPECT_LT(double(tl["t1"]) - double(tl["t0"]), double(tl["duration"]) * 0.5);
+    EXPECT_GT(double(tl["drawn"]), 0.0);
+    EXPECT_LE(double(tl["drawn"]), most_rects(tl));
+    std::printf("timeline of %zu spans: first draw %.1f ms, zoomed draw %.1f ms (not checked)\n", per_lane * 5, first,
+                zoomed);
     save_screenshot("flame_e2e_timeline_cap.png");
     expect_no_page_errors();
 }
