@@ -88,6 +88,37 @@ def test_getstats_gives_accelerate_entries_with_recursion_and_subcalls(tmp_path)
     assert "dot" in callees and "<built-in method builtins.len>" in callees
 
 
+def test_signatures_name_each_kind_of_argument_and_tell_apart_shapes_and_subclassed_arrays(tmp_path):
+    r = run_scenario(tmp_path, """
+        import json
+        import numpy as np
+        import ringprof
+
+        class Frames(np.ndarray):          # an ndarray subclass is shown as an array
+            pass
+
+        def mixed(i, items, a, s, x):
+            pass
+        def captured(v):                   # v lives in a cell: the closure below reads it
+            return (lambda: v)()
+
+        p = ringprof.Profile()
+        p.enable()
+        for shape in ((2, 3), (2, 3), (4,)):
+            mixed(1, [], np.zeros(shape), np.zeros(5).view(Frames), np.float32(1))
+        captured(7)
+        captured("seven")
+        p.disable()
+        print(json.dumps(p.stats_table()))
+    """).result()
+    _, _, rows = parse_table(r)
+    tail = "s:ndarray(dtype=float64, shape=(5,)), x:float32))"
+    assert rows["scenario.py:9(mixed(i:int, items:list, a:ndarray(dtype=float64, shape=(2, 3)), " + tail] == "2"
+    assert rows["scenario.py:9(mixed(i:int, items:list, a:ndarray(dtype=float64, shape=(4,)), " + tail] == "1"
+    assert rows["scenario.py:11(captured(v:int))"] == "1"
+    assert rows["scenario.py:11(captured(v:str))"] == "1"
+
+
 def test_profiled_calls_nest_with_scopes_and_cpp_kernels_and_builtins_can_be_left_out(tmp_path, kernels):
     run = run_scenario(tmp_path, """
         import json, ringprof, test_kernels
