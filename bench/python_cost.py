@@ -133,8 +133,6 @@ def profiled_seconds(make):
 
 
 def measure():
-    with ringprof.scope("warm-up"):  # the session and this thread's ring exist before timing
-        pass
     best = {"empty": [], "python_timer": [], "scope": []}
     prof = {"plain": [], "cprofile": [], "ringprof": [], "ringprof_nosig": []}
     for _ in range(REPEATS):
@@ -158,41 +156,34 @@ def measure():
     }
 
 
-def threads_of_this_process():
-    return [int(tid) for tid in os.listdir("/proc/self/task")]
-
-
 def set_affinity(cpus):
-    """Gives every thread of the process (ringprof's drainer included) the CPU set `cpus`; threads
-    started later inherit it from the thread that starts them."""
-    for tid in threads_of_this_process():
+    """Gives every thread of the process (ringprof's drainer included) the CPU set `cpus`."""
+    for tid in os.listdir("/proc/self/task"):
         try:
-            os.sched_setaffinity(tid, cpus)
+            os.sched_setaffinity(int(tid), cpus)
         except ProcessLookupError:  # a thread that ended meanwhile
             pass
-
-
-def ratios(r):
-    return {k: r[k] for k in ("scope_over_python_timer", "profile_over_cprofile")}
 
 
 def main():
     global CLOCK
     every_cpu = os.sched_getaffinity(0)
-    with ringprof.scope("warm-up"):  # the drainer exists, so that pinning reaches it too
+    one_cpu = min(every_cpu)
+    # The session, its drainer and this thread's ring exist before pinning and timing.
+    with ringprof.scope("warm-up"):
         pass
-    set_affinity({min(every_cpu)})
+    set_affinity({one_cpu})
     CLOCK = time.process_time
     r = measure()
     set_affinity(every_cpu)
     CLOCK = time.thread_time
     free = measure()
-    r["measuring_thread_on_every_cpu"] = ratios(free)
+    r["measuring_thread_on_every_cpu"] = {k: free[k] for k in ("scope_over_python_timer", "profile_over_cprofile")}
     print("scope: %.0f ns, pure-Python hierarchical timer: %.0f ns -> ratio %.3f (budget %.2f)"
           % (r["scope_ns"], r["python_timer_ns"], r["scope_over_python_timer"], SCOPE_BUDGET))
     print("Profile hook over cProfile: %.3f with signatures, %.3f without (budget %.2f)"
           % (r["profile_over_cprofile"], r["profile_nosig_over_cprofile"], PROFILE_BUDGET))
-    print("  (process CPU time on CPU %d, the drainer's work included)" % min(every_cpu))
+    print("  (process CPU time on CPU %d, the drainer's work included)" % one_cpu)
     print("not checked: the measuring thread's CPU time, threads on CPUs %s: scope %.3f, Profile %.3f"
           % (sorted(every_cpu), free["scope_over_python_timer"], free["profile_over_cprofile"]))
     print(json.dumps(r))
