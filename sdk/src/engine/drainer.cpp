@@ -7,6 +7,7 @@
 #include "engine/ring_room.hpp"
 #include "engine/session_impl.hpp"
 #include "engine/thread_role.hpp"
+#include "process/fork_gate.hpp"
 
 namespace ringprof::detail {
 
@@ -54,6 +55,7 @@ void Drainer::start() {
     refill_hot_segments_for_session();
     drainer_started();
     thread_ = std::thread([this] {
+        ForkGateMember member;
         never_wait_on_this_thread();
         loop();
     });
@@ -274,6 +276,7 @@ void Drainer::loop() {
     auto sleep = kBusySleep;
     auto next_periodic = std::chrono::steady_clock::now() + std::chrono::milliseconds(periodic_ms_);
     for (;;) {
+        fork_pause_point();
         clock_.refresh();  // one tick read unless the calibration's baseline has doubled
         const std::uint64_t events = pass();
         const bool calm = calm_;  // of this pass, not of the drains commands make right after it
@@ -297,6 +300,7 @@ void Drainer::loop() {
         }
         sleep = events != 0 ? (calm ? kCalmSleep : kBusySleep)
                             : std::min(sleep * 2, std::chrono::duration_cast<std::chrono::microseconds>(kMaxSleep));
+        ForkGateBlocked asleep;
         sleep_until_rung(seen, sleep);
     }
 }

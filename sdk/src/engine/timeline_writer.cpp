@@ -8,6 +8,7 @@
 #include "engine/ring_room.hpp"
 #include "ringprof/detail/recorder.hpp"
 #include "engine/thread_role.hpp"
+#include "process/fork_gate.hpp"
 
 namespace ringprof::detail {
 
@@ -44,6 +45,7 @@ void TimelineWriter::start() {
     running_ = true;
     last_pass_ticks_ = slow_ticks();
     thread_ = std::thread([this] {
+        ForkGateMember member;
         never_wait_on_this_thread();  // the drainer may be waiting for this thread (a barrier)
         loop();
     });
@@ -181,6 +183,7 @@ std::uint64_t TimelineWriter::send_barrier(bool last) {
     std::unique_lock<std::mutex> lock(mutex_);
     wake_ = true;
     cv_.notify_all();
+    ForkGateBlocked blocked;  // on the drainer, waiting for the writer
     cv_.wait(lock, [&] { return acked_ >= ticket; });
     return ticket;
 }
@@ -303,6 +306,7 @@ void TimelineWriter::loop() {
     auto poll = std::chrono::duration_cast<std::chrono::microseconds>(kMinPoll);
     auto last_tick = std::chrono::steady_clock::now();
     for (;;) {
+        fork_pause_point();
         Item item;
         if (!queue_.try_dequeue(item)) {
             deliver();  // nothing more is coming soon: do not sit on a partial batch
@@ -317,6 +321,7 @@ void TimelineWriter::loop() {
                 }
             }
             std::unique_lock<std::mutex> lock(mutex_);
+            ForkGateBlocked idle;
             cv_.wait_for(lock, poll, [&] { return wake_; });
             wake_ = false;
             poll = std::min(poll * 2, std::chrono::duration_cast<std::chrono::microseconds>(kMaxPoll));
@@ -345,6 +350,7 @@ void TimelineWriter::loop() {
         cv_.notify_all();
         if (item.last) return;
         // Parked: the holder uses the backends (snapshots) until it releases this ticket.
+        ForkGateBlocked parked;
         cv_.wait(lock, [&] { return released_ >= item.barrier; });
     }
 }
