@@ -7,9 +7,11 @@
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <thread>
 
 #include <unistd.h>
 
+#include "engine/ring_room.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
 #include "timers_only_config.hpp"
@@ -71,6 +73,33 @@ TEST(HotPath, MillionScopesAllocateNothingAfterWarmUp) {
     const TimerNode* hot = s.tree.root.find("hot");
     const std::uint64_t leaves = hot->find("leaf") != nullptr ? hot->find("leaf")->count : 0;
     EXPECT_EQ(hot->count + leaves + s.dropped, static_cast<std::uint64_t>(2 * n));
+}
+
+// A thread that finds no segment ready maps its next one itself: still no heap allocation.
+TEST(HotPath, AThreadGrowingItsOwnRingAllocatesNothing) {
+    testing::TempDir dir;
+    detail::prepare_segments_ahead(false);
+    Config c = ringprof::testing::timers_only(dir, "grow_alloc");
+    Session session(c);
+    std::uint64_t during = 0;
+    const long n = testing::scaled(100'000);  // 200,000 events: past the first segment and the next
+    std::thread grower([&] {
+        { PROF_SCOPE("warm_up"); }  // registers this thread's ring (the slow path)
+        const std::uint64_t before = t_allocations;
+        PROF_SCOPE("outer");
+        for (long i = 0; i < n; ++i) {
+            PROF_SCOPE("hot");
+        }
+        during = t_allocations - before;
+    });
+    grower.join();
+    const Snapshot s = session.snapshot();
+    detail::prepare_segments_ahead(true);
+    EXPECT_GE(s.growths, 1u) << "the thread grew its ring itself";
+    EXPECT_EQ(during, 0u);
+    ASSERT_NE(s.tree.root.find("outer"), nullptr);
+    ASSERT_NE(s.tree.root.find("outer")->find("hot"), nullptr);
+    EXPECT_EQ(s.tree.root.find("outer")->find("hot")->count, static_cast<std::uint64_t>(n));
 }
 
 TEST(Api, SetThreadNameNeverThrowsWhenMemoryRunsOutAndTheThreadKeepsItsName) {

@@ -297,5 +297,51 @@ TEST(Ring, GrowingThroughSegmentsLosesAndReordersNothingUnderAConcurrentConsumer
     EXPECT_GT(ring.capacity(), 64u) << "the producer moved on to an offered segment";
 }
 
+// Nothing handed to it: the producer maps each bigger segment itself and records the growth
+// (a `ringprof.grow` Begin and End) at the start of the new segment; the consumer still reads
+// every event in order, and frees each segment it has left.
+TEST(Ring, AProducerHandedNoSegmentGrowsItselfAndTheConsumerReadsEveryEventInOrder) {
+    RingSegment* first = allocate_segment(64);
+    ASSERT_NE(first, nullptr);
+    Ring ring(first, 1 << 22, free_segment, allocate_segment_unfaulted);
+    const std::uint64_t n = static_cast<std::uint64_t>(testing::scaled(2'000'000));
+    std::thread producer([&] {
+        std::uint64_t written = 0;
+        while (written < n) {
+            const std::uint64_t len = 1 + written % 3 > n - written ? n - written : 1 + written % 3;
+            Event e[3];
+            for (std::uint64_t i = 0; i < len; ++i) e[i] = Event{written + i, (written + i) << 4};
+            if (ring.try_write(e, len)) written += len;
+        }
+    });
+    const std::uint64_t grow_begin = make_tag(&growth_site(), EventKind::Begin);
+    const std::uint64_t grow_end = make_tag(&growth_site(), EventKind::End);
+    std::uint64_t expected = 0, grow_records = 0;
+    bool in_order = true;
+    while (expected < n) {
+        do {
+            const std::uint64_t tail = ring.tail(), head = ring.readable_head();
+            for (std::uint64_t i = tail; i < head; ++i) {
+                const Event& e = ring.at(i);
+                if (e.tag == grow_begin && i + 1 < head && ring.at(i + 1).tag == grow_end) {
+                    ++grow_records;
+                    ++i;
+                    continue;
+                }
+                in_order = in_order && e.tsc == expected && e.tag == (expected << 4);
+                ++expected;
+            }
+            ring.release(head);
+        } while (ring.next_segment());
+    }
+    producer.join();
+    EXPECT_TRUE(in_order);
+    EXPECT_EQ(expected, n);
+    EXPECT_GE(ring.growths(), 1u);
+    EXPECT_EQ(grow_records, ring.growths()) << "each growth is recorded where it happened";
+    EXPECT_EQ(ring.waits(), 0u);
+    EXPECT_EQ(ring.dropped(), 0u) << "below its maximum a ring grows; it is never full";
+}
+
 }  // namespace
 }  // namespace ringprof::detail

@@ -51,6 +51,8 @@ struct ThreadInfo {
     std::uint64_t dropped = 0;    // scopes refused because the ring was full
     std::uint64_t waits = 0;      // times a marker waited for room (RINGPROF_ON_FULL=wait)
     std::uint64_t wait_ns = 0;    // and the time it spent waiting
+    std::uint64_t growths = 0;    // times a marker mapped its ring's next segment itself
+    std::uint64_t growth_ns = 0;  // and the time that took
     bool exited = false;
     TimerNode tree{"root"};       // this thread's own scopes (also of exited threads: the first 64 are
                                   // listed one by one, later ones summed into one entry with tid 0)
@@ -68,6 +70,8 @@ struct Snapshot {
     std::uint64_t dropped = 0;          // scopes dropped in all threads
     std::uint64_t waits = 0;            // waits for room in all threads, and their total time
     std::uint64_t wait_ns = 0;
+    std::uint64_t growths = 0;          // ring segments mapped by the recording threads themselves
+    std::uint64_t growth_ns = 0;
     std::uint64_t end_epoch_ns = 0;     // wall-clock time the snapshot was taken
     bool final = false;                 // the last snapshot of the session
 };

@@ -291,9 +291,7 @@ void Aggregator::fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live)
         ThreadInfo info;
         info.tid = track->tid;
         info.name = track->ring->thread_name();
-        info.dropped = track->dropped();
-        info.waits = track->waits();
-        info.wait_ns = static_cast<std::uint64_t>(clock_.to_ns(track->wait_ticks()));
+        set_ring_counts(info, track->counts(), clock_);
         info.tree = thread_tree(*track);
         snapshot.threads.push_back(std::move(info));
     }

@@ -49,7 +49,7 @@ void Drainer::set_periodic(std::uint32_t interval_ms, PeriodicTask task) {
 
 void Drainer::start() {
     for (ThreadRing* ring : RingRegistry::instance().take_parked()) {
-        tracks_.push_back(new ThreadTrack(ring, ring->ring().dropped(), ring->ring().waits(), ring->ring().wait_ticks()));
+        tracks_.push_back(new ThreadTrack(ring, ring->ring().counts()));
         ring->ring().set_drained(true);
     }
     refill_hot_segments_for_session();
@@ -61,10 +61,21 @@ void Drainer::start() {
     });
 }
 
+// The pool holds two hot segments, and one more for each thread about to leave its first
+// segment (found more than a quarter full), kept for a second after the demand that raised it:
+// a pool of threads starting together takes them all at once, and a thread that finds none
+// maps its own, which costs it microseconds instead of a pointer exchange.
 void Drainer::refill_hot_segments_for_session() {
+    constexpr auto kKeepRaisedPool = std::chrono::seconds(1);
+    const auto now = std::chrono::steady_clock::now();
+    const int demand = kBaseHotSegments + static_cast<int>(std::min<std::uint64_t>(growing_rings_, kMaxHotSegments));
+    if (demand >= hot_wanted_ || now - hot_raised_at_ > kKeepRaisedPool) {
+        if (demand >= hot_wanted_) hot_raised_at_ = now;
+        hot_wanted_ = demand;
+    }
     const std::uint64_t max_events = ring_capacity_for_new_threads();
     if (max_events > kFirstSegmentBytes / sizeof(Event)) {
-        refill_hot_segments(std::min(max_events, kHotSegmentBytes / sizeof(Event)));
+        refill_hot_segments(std::min(max_events, kHotSegmentBytes / sizeof(Event)), hot_wanted_);
     }
 }
 
@@ -102,7 +113,7 @@ void Drainer::run(const std::function<void(Drainer&)>& fn) {
 
 void Drainer::adopt_new_rings() {
     ThreadRing* ring = nullptr;
-    while (RingRegistry::instance().next_announced(ring)) tracks_.push_back(new ThreadTrack(ring, 0, 0, 0));
+    while (RingRegistry::instance().next_announced(ring)) tracks_.push_back(new ThreadTrack(ring));
 }
 
 std::uint64_t Drainer::pass() {
@@ -115,6 +126,7 @@ std::uint64_t Drainer::pass() {
     last_pass_ = now;
     TimelineRecords* spans = span_sink_ ? &spans_ : nullptr;
     withheld_ = WithheldSpans{};
+    growing_rings_ = 0;
     bool any_withheld = false;
     for (std::size_t k = 0; k < tracks_.size();) {
         ThreadTrack& track = *tracks_[k];
@@ -156,9 +168,7 @@ std::uint64_t Drainer::pass() {
         if (retired && stop == head) {
             aggregator_.retire(track);
             keep_counts_of_exited(track);
-            retired_dropped_ += track.dropped();
-            retired_waits_ += track.waits();
-            retired_wait_ns_ += static_cast<std::uint64_t>(clock_.to_ns(track.wait_ticks()));
+            retired_counts_ += track.counts();
             RingRegistry::instance().recycle(track.ring);
             delete tracks_[k];
             tracks_[k] = tracks_.back();
@@ -176,14 +186,19 @@ std::uint64_t Drainer::pass() {
     return events;
 }
 
-// A ring more than a quarter full after its producer left the first segment is hot: the next,
-// 4x bigger segment is allocated and pre-faulted here, so the producer moves on to it with one
-// pointer exchange instead of waiting.
+// A ring more than a quarter full is about to grow. In its first segment it will take a hot
+// segment from the pool (counted, so the pool holds enough); after that, the next, 4x bigger
+// segment is allocated and pre-faulted here, so the producer moves on to it with one pointer
+// exchange instead of mapping it itself.
 void Drainer::grow_if_filling(Ring& ring, std::uint64_t was_unread) {
     const std::uint64_t cap = ring.capacity();
     if (cap >= ring.max_capacity() || ring.has_spare() || was_unread * kUrgentFillDivisor < cap) return;
-    const std::uint64_t bigger = std::min(ring.max_capacity(), std::max(cap * 4, kHotSegmentBytes / sizeof(Event)));
-    RingSegment* s = allocate_segment(bigger);
+    if (!segments_prepared_ahead()) return;
+    if (cap * sizeof(Event) <= kFirstSegmentBytes) {
+        ++growing_rings_;
+        return;
+    }
+    RingSegment* s = allocate_segment(next_segment_capacity(cap, ring.max_capacity()));
     if (s != nullptr && !ring.offer_segment(s)) free_segment(s);
 }
 
@@ -196,14 +211,14 @@ void Drainer::drain_all() {
 
 void Drainer::fill(Snapshot& snapshot) const {
     aggregator_.fill(snapshot, tracks_);
-    snapshot.dropped = retired_dropped_ + ringless_drops();
-    snapshot.waits = retired_waits_;
-    snapshot.wait_ns = retired_wait_ns_;
-    for (const ThreadInfo& t : snapshot.threads) {
-        snapshot.dropped += t.dropped;
-        snapshot.waits += t.waits;
-        snapshot.wait_ns += t.wait_ns;
-    }
+    ThreadInfo totals;
+    set_ring_counts(totals, retired_counts_, clock_);
+    for (const ThreadInfo& t : snapshot.threads) add_ring_counts(totals, t);
+    snapshot.dropped = totals.dropped + ringless_drops();
+    snapshot.waits = totals.waits;
+    snapshot.wait_ns = totals.wait_ns;
+    snapshot.growths = totals.growths;
+    snapshot.growth_ns = totals.growth_ns;
     // Already in the totals above.
     snapshot.threads.insert(snapshot.threads.end(), exited_with_counts_.begin(), exited_with_counts_.end());
 }
@@ -215,14 +230,13 @@ void Drainer::fill(Snapshot& snapshot) const {
 void Drainer::keep_counts_of_exited(const ThreadTrack& track) {
     constexpr std::size_t kMaxExitedListed = 64;
     TimerNode tree = aggregator_.thread_tree(track);
-    if (tree.children.empty() && track.dropped() == 0 && track.waits() == 0) return;
+    const RingCounts counts = track.counts();
+    if (tree.children.empty() && counts.dropped == 0 && counts.waits == 0 && counts.growths == 0) return;
     ThreadInfo info;
     info.tree = std::move(tree);
     info.tid = track.tid;
     info.name = track.ring->thread_name();
-    info.dropped = track.dropped();
-    info.waits = track.waits();
-    info.wait_ns = static_cast<std::uint64_t>(clock_.to_ns(track.wait_ticks()));
+    set_ring_counts(info, counts, clock_);
     info.exited = true;
     if (exited_with_counts_.size() < kMaxExitedListed) {
         exited_with_counts_.push_back(std::move(info));
@@ -235,24 +249,16 @@ void Drainer::keep_counts_of_exited(const ThreadTrack& track) {
     }
     ThreadInfo& rest = exited_with_counts_.back();
     rest.tree.merge(info.tree, /*parallel=*/exited_folded_ > 0);  // fed by several threads
-    rest.dropped += info.dropped;
-    rest.waits += info.waits;
-    rest.wait_ns += info.wait_ns;
+    add_ring_counts(rest, info);
     rest.name = "later exited threads (" + std::to_string(++exited_folded_) + ")";
 }
 
 void Drainer::reset_aggregates() {
     aggregator_.reset(tracks_);
-    retired_dropped_ = 0;
-    retired_waits_ = 0;
-    retired_wait_ns_ = 0;
+    retired_counts_ = RingCounts{};
     exited_with_counts_.clear();
     exited_folded_ = 0;
-    for (ThreadTrack* t : tracks_) {
-        t->dropped_before = t->ring->ring().dropped();
-        t->waits_before = t->ring->ring().waits();
-        t->wait_ticks_before = t->ring->ring().wait_ticks();
-    }
+    for (ThreadTrack* t : tracks_) t->counted_before = t->ring->ring().counts();
 }
 
 void Drainer::run_commands() {

@@ -84,9 +84,7 @@ private:
     std::vector<SpanThread> span_threads_;
     SpanSink span_sink_;
     SpanRoom span_room_;
-    std::uint64_t retired_dropped_ = 0;
-    std::uint64_t retired_waits_ = 0;
-    std::uint64_t retired_wait_ns_ = 0;
+    RingCounts retired_counts_;  // of the threads that exited, in ticks
     std::vector<ThreadInfo> exited_with_counts_;
     std::uint64_t exited_folded_ = 0;  // exited threads summed into the last entry
     bool urgent_ = false;  // the last pass found a ring filling up
@@ -94,6 +92,9 @@ private:
     // to sleep kCalmSleep without reaching a quarter of its segment.
     bool calm_ = false;
     std::chrono::steady_clock::time_point last_pass_{};
+    std::uint64_t growing_rings_ = 0;  // rings the last pass found about to leave their first segment
+    int hot_wanted_ = 0;               // hot segments the pool keeps (refill_hot_segments_for_session)
+    std::chrono::steady_clock::time_point hot_raised_at_{};
 
     std::uint32_t periodic_ms_ = 0;
     PeriodicTask periodic_;

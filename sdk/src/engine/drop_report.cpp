@@ -32,6 +32,13 @@ void add_ring_metadata(const Snapshot& s, TimerTree& tree) {
         return t.waits ? std::to_string(t.waits) + ':' + std::to_string(t.wait_ns) : std::string();
     });
     if (!waits.empty()) tree.set_metadata("ring_waits_by_thread", waits);
+    tree.set_metadata("ring_growths", std::to_string(s.growths));
+    tree.set_metadata("ring_growth_ns", std::to_string(s.growth_ns));
+    // tid:growths:ns
+    const std::string growths = by_thread(s, [](const ThreadInfo& t) {
+        return t.growths ? std::to_string(t.growths) + ':' + std::to_string(t.growth_ns) : std::string();
+    });
+    if (!growths.empty()) tree.set_metadata("ring_growths_by_thread", growths);
 }
 
 void DropReport::on_snapshot(const Snapshot& s, std::uint64_t timeline_dropped, OnFull policy, bool final) {

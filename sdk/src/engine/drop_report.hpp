@@ -10,7 +10,8 @@
 
 namespace ringprof::detail {
 
-// dropped_scopes_by_thread and ring_waits / ring_wait_ns (total and by thread) in the metadata.
+// dropped_scopes_by_thread, ring_waits / ring_wait_ns and ring_growths / ring_growth_ns (total
+// and by thread) in the metadata.
 void add_ring_metadata(const Snapshot& snapshot, TimerTree& tree);
 
 class DropReport {

@@ -22,6 +22,7 @@ namespace ringprof::detail {
 namespace {
 
 constexpr Site kWaitSite{"ringprof.wait", "ringprof", __FILE__, __LINE__};
+constexpr Site kGrowSite{"ringprof.grow", "ringprof", __FILE__, __LINE__};
 
 // Spinning first: a drainer already awake frees room within microseconds; after that the
 // waiter yields its core to it (two cores, five processes: the drainer may need this one).
@@ -30,7 +31,10 @@ constexpr int kSpins = 2000;
 // held by the waiter): the waiter stops waiting and drops, counted, until the drainer moves.
 constexpr auto kStalledDrainer = std::chrono::milliseconds(1000);
 constexpr std::uint64_t kWakeFillDivisor = 4;  // wake the drainer at a quarter full
-constexpr int kHotSegments = 2;
+// The segment's header shares its mapping, in a page of its own after the slots (a segment's
+// slots stay a power of two, page-aligned).
+constexpr std::uint64_t kHeaderBytes = 4096;
+static_assert(sizeof(RingSegment) <= kHeaderBytes);
 
 std::atomic<std::uint8_t> g_policy{static_cast<std::uint8_t>(OnFull::Wait)};
 std::atomic<bool> g_drainer_alive{false};
@@ -42,7 +46,8 @@ thread_local bool t_never_wait = false;
 // again until the drainer moves.
 thread_local std::uint64_t t_gave_up_at = ~std::uint64_t{0};
 
-std::array<std::atomic<RingSegment*>, kHotSegments> g_hot{};
+std::array<std::atomic<RingSegment*>, kMaxHotSegments> g_hot{};
+std::atomic<bool> g_prepare_ahead{true};
 std::atomic<std::uint64_t> g_ringless_drops{0};
 
 void forget_drainer_in_child() { g_drainer_alive.store(false, std::memory_order_relaxed); }
@@ -124,29 +129,46 @@ void ring_doorbell() noexcept {
 
 void never_wait_on_this_thread() noexcept { t_never_wait = true; }
 
-RingSegment* allocate_segment(std::uint64_t capacity) noexcept {
-    auto* s = new (std::nothrow) RingSegment();
-    if (s == nullptr) return nullptr;
-    // MAP_POPULATE: every page is present before a producer sees the segment.
-    void* p = ::mmap(nullptr, capacity * sizeof(Event), PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (p == MAP_FAILED) {
-        delete s;
-        return nullptr;
-    }
+namespace {
+RingSegment* map_segment(std::uint64_t capacity, int flags) noexcept {
+    const std::uint64_t slot_bytes = capacity * sizeof(Event);
+    void* p = ::mmap(nullptr, slot_bytes + kHeaderBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+    auto* s = new (static_cast<char*>(p) + slot_bytes) RingSegment();
     s->slots = static_cast<Event*>(p);
     s->capacity = capacity;
     return s;
 }
+}  // namespace
+
+std::uint64_t next_segment_capacity(std::uint64_t capacity, std::uint64_t max_capacity) noexcept {
+    return std::min(max_capacity, std::max(capacity * 4, kHotSegmentBytes / sizeof(Event)));
+}
+
+// MAP_POPULATE: every page is present before a producer sees the segment.
+RingSegment* allocate_segment(std::uint64_t capacity) noexcept { return map_segment(capacity, MAP_POPULATE); }
+
+// Faulting 4 MiB in at once would cost the producer about a millisecond (zeroing 1,024 pages);
+// faulted as written, each page costs about a microsecond, once per 128 empty scopes.
+RingSegment* allocate_segment_unfaulted(std::uint64_t capacity) noexcept { return map_segment(capacity, 0); }
 
 void free_segment(RingSegment* segment) noexcept {
     if (segment == nullptr) return;
-    ::munmap(segment->slots, segment->capacity * sizeof(Event));
-    delete segment;
+    const std::uint64_t slot_bytes = segment->capacity * sizeof(Event);
+    void* mapping = segment->slots;
+    segment->~RingSegment();
+    ::munmap(mapping, slot_bytes + kHeaderBytes);
 }
 
-void refill_hot_segments(std::uint64_t capacity) noexcept {
-    for (auto& slot : g_hot) {
+void refill_hot_segments(std::uint64_t capacity, int wanted) noexcept {
+    if (!g_prepare_ahead.load(std::memory_order_relaxed)) wanted = 0;
+    else wanted = std::clamp(wanted, kBaseHotSegments, kMaxHotSegments);
+    for (int i = 0; i < kMaxHotSegments; ++i) {
+        std::atomic<RingSegment*>& slot = g_hot[static_cast<std::size_t>(i)];
+        if (i >= wanted) {
+            if (slot.load(std::memory_order_acquire) != nullptr) free_segment(slot.exchange(nullptr, std::memory_order_acq_rel));
+            continue;
+        }
         if (slot.load(std::memory_order_acquire) != nullptr) continue;
         RingSegment* s = allocate_segment(capacity);
         if (s == nullptr) return;
@@ -154,6 +176,15 @@ void refill_hot_segments(std::uint64_t capacity) noexcept {
         if (!slot.compare_exchange_strong(expected, s, std::memory_order_acq_rel)) free_segment(s);
     }
 }
+
+void prepare_segments_ahead(bool on) noexcept {
+    g_prepare_ahead.store(on, std::memory_order_relaxed);
+    if (!on) {
+        for (auto& slot : g_hot) free_segment(slot.exchange(nullptr, std::memory_order_acq_rel));
+    }
+}
+const Site& growth_site() noexcept { return kGrowSite; }
+bool segments_prepared_ahead() noexcept { return g_prepare_ahead.load(std::memory_order_relaxed); }
 
 void forget_hot_segments_after_fork() noexcept {
     for (auto& slot : g_hot) free_segment(slot.exchange(nullptr, std::memory_order_relaxed));
@@ -186,10 +217,7 @@ bool Ring::refresh_limit(std::uint64_t h, std::uint64_t need) noexcept {
     return true;
 }
 
-bool Ring::move_to_bigger_segment(std::uint64_t h, std::uint64_t need) noexcept {
-    RingSegment* next = spare_.exchange(nullptr, std::memory_order_acq_rel);
-    if (next == nullptr && mask_ + 1 < max_capacity_ && free_segment_ != nullptr) next = take_hot_segment(max_capacity_);
-    if (next == nullptr) return false;
+void Ring::switch_to(RingSegment* next, std::uint64_t h) noexcept {
     next->start = h;
     next->next.store(nullptr, std::memory_order_relaxed);
     seg_->next.store(next, std::memory_order_release);
@@ -199,7 +227,32 @@ bool Ring::move_to_bigger_segment(std::uint64_t h, std::uint64_t need) noexcept 
     point_cursor_at(h);
     capacity_.store(next->capacity, std::memory_order_relaxed);
     fill_woken_ = false;
+}
+
+bool Ring::move_to_bigger_segment(std::uint64_t h, std::uint64_t need) noexcept {
+    RingSegment* next = spare_.exchange(nullptr, std::memory_order_acq_rel);
+    const bool can_grow = mask_ + 1 < max_capacity_ && free_segment_ != nullptr;
+    if (next == nullptr && can_grow) next = take_hot_segment(max_capacity_);
+    if (next == nullptr) return can_grow && map_segment_ != nullptr && grow_on_this_thread(h, need);
+    switch_to(next, h);
     return refresh_limit(h, need);
+}
+
+// No segment ready: the drainer may be one runnable thread among many on few cores, so waiting
+// for it could take milliseconds; one mmap takes microseconds. The time it took is recorded as
+// a `ringprof.grow` scope (two more events) at the start of the new segment.
+bool Ring::grow_on_this_thread(std::uint64_t h, std::uint64_t need) noexcept {
+    const std::uint64_t begin = slow_ticks();
+    RingSegment* next = map_segment_(next_segment_capacity(mask_ + 1, max_capacity_));
+    if (next == nullptr) return false;
+    switch_to(next, h);
+    const std::uint64_t end = slow_ticks();
+    if (!refresh_limit(h, need + 2)) return refresh_limit(h, need);
+    const Event grow[2] = {{begin, make_tag(&kGrowSite, EventKind::Begin)}, {end, make_tag(&kGrowSite, EventKind::End)}};
+    write(grow, 2);
+    add(growths_, 1);
+    add(growth_ticks_, end - begin);
+    return true;
 }
 
 bool Ring::make_room(std::uint64_t need) noexcept {
@@ -214,6 +267,8 @@ bool Ring::find_room(std::uint64_t need) noexcept {
     if (refresh_limit(h, need)) return true;
     if (move_to_bigger_segment(h, need)) return true;
     ring_doorbell();
+    // Below its maximum a ring that could not grow has no memory to be had: refused, counted.
+    if (mask_ + 1 < max_capacity_ && map_segment_ != nullptr) return false;
     return wait_for_room(need);
 }
 
@@ -251,8 +306,8 @@ bool Ring::wait_for_room(std::uint64_t need) noexcept {
     const std::uint64_t end = slow_ticks();
     const Event wait[2] = {{begin, make_tag(&kWaitSite, EventKind::Begin)}, {end, make_tag(&kWaitSite, EventKind::End)}};
     write(wait, 2);
-    waits_.store(waits_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    wait_ticks_.store(wait_ticks_.load(std::memory_order_relaxed) + (end - begin), std::memory_order_relaxed);
+    add(waits_, 1);
+    add(wait_ticks_, end - begin);
     return true;
 }
 

@@ -2,10 +2,12 @@
 // there to make room (and a doorbell to wake it), and pre-faulted segments to grow into.
 //
 // Sizes (memory per recording thread): every thread starts with a 16 KiB segment. A thread
-// whose segment fills moves to a 4 MiB "hot" segment the drainer keeps ready (two at a time),
-// then to 4x bigger ones the drainer allocates while it is more than a quarter full, up to
-// Config::ring_bytes (RINGPROF_RING_BYTES, default 16 MiB, at most 1 GiB). Segments a thread
-// has left are freed as soon as they are read.
+// whose segment fills moves to a 4 MiB "hot" segment from a pool the drainer keeps ready, then
+// to 4x bigger ones the drainer offers it while it is more than a quarter full, up to
+// Config::ring_bytes (RINGPROF_RING_BYTES, default 16 MiB, at most 1 GiB). When neither is ready
+// the thread maps the next segment itself (Ring::grow_on_this_thread): growth never waits for
+// the drainer; only a ring at its maximum does. Segments a thread has left are freed as soon
+// as they are read.
 #pragma once
 
 #include <chrono>
@@ -13,6 +15,7 @@
 
 #include "ringprof/config.hpp"
 #include "ringprof/detail/ring.hpp"
+#include "ringprof/site.hpp"
 
 namespace ringprof::detail {
 
@@ -44,11 +47,25 @@ void ring_doorbell() noexcept;
 // The drainer and the timeline writer must never wait for room (they make it).
 void never_wait_on_this_thread() noexcept;
 
-// Pre-faulted (no page fault when written); null if the memory cannot be had.
+// The segment a full ring of `capacity` events moves on to (drainer and producer alike).
+std::uint64_t next_segment_capacity(std::uint64_t capacity, std::uint64_t max_capacity) noexcept;
+// Pre-faulted (no page fault when written); null if the memory cannot be had. The segment's
+// header lives in the same mapping, so neither this nor free_segment touches the heap.
 RingSegment* allocate_segment(std::uint64_t capacity) noexcept;
+// The producer's own growth: one mmap, its pages faulted in as they are first written.
+RingSegment* allocate_segment_unfaulted(std::uint64_t capacity) noexcept;
 void free_segment(RingSegment* segment) noexcept;
-// Keeps the hot segments ready (drainer, after a pass).
-void refill_hot_segments(std::uint64_t capacity) noexcept;
+// Keeps `wanted` hot segments ready (drainer, after a pass), at least kBaseHotSegments and at
+// most kMaxHotSegments; segments beyond `wanted` are freed.
+constexpr int kBaseHotSegments = 2;
+constexpr int kMaxHotSegments = 8;
+void refill_hot_segments(std::uint64_t capacity, int wanted) noexcept;
+// The site of the `ringprof.grow` scope a producer records around its own growth.
+const Site& growth_site() noexcept;
+// Tests: off, the drainer neither keeps hot segments nor offers bigger ones (the pool is
+// emptied), so every growth happens on the producer.
+void prepare_segments_ahead(bool on) noexcept;
+bool segments_prepared_ahead() noexcept;
 // In a forked child: the parent's ready segments are shared copy-on-write, so writing them would
 // fault; they are unmapped.
 void forget_hot_segments_after_fork() noexcept;

@@ -16,7 +16,8 @@ RingSegment* first_segment(std::uint64_t capacity) {
 }  // namespace
 
 ThreadRing::ThreadRing(std::uint64_t first_capacity, std::uint64_t max_capacity)
-    : ring_(first_segment(first_capacity), max_capacity, free_segment), first_capacity_(first_capacity) {}
+    : ring_(first_segment(first_capacity), max_capacity, free_segment, allocate_segment_unfaulted),
+      first_capacity_(first_capacity) {}
 
 ThreadRing::~ThreadRing() = default;
 

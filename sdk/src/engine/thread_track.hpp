@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "engine/call_tree.hpp"
+#include "engine/clock_calibration.hpp"
 #include "engine/thread_ring.hpp"
+#include "ringprof/backend.hpp"
 
 namespace ringprof::detail {
 
@@ -24,21 +26,17 @@ struct OpenStep {
 };
 
 struct ThreadTrack {
-    // `dropped_before`: drops the ring counted before this session (a ring parked by an earlier
+    // `already_counted`: what the ring counted before this session (a ring parked by an earlier
     // session); a newly announced ring starts from zero.
-    ThreadTrack(ThreadRing* r, std::uint64_t drops_already_counted, std::uint64_t waits_already_counted = 0,
-                std::uint64_t wait_ticks_already_counted = 0)
-        : ring(r), tid(r->tid()), serial(r->serial()), dropped_before(drops_already_counted),
-          waits_before(waits_already_counted), wait_ticks_before(wait_ticks_already_counted) {
+    explicit ThreadTrack(ThreadRing* r, RingCounts already_counted = {})
+        : ring(r), tid(r->tid()), serial(r->serial()), counted_before(already_counted) {
         stack.push_back(OpenScope{CallTree::kRoot, 0});
     }
 
     ThreadRing* ring;
     std::uint32_t tid;
     std::uint64_t serial;
-    std::uint64_t dropped_before;  // the ring's drop count when this session took it over
-    std::uint64_t waits_before;    // likewise for waits for room, and their ticks
-    std::uint64_t wait_ticks_before;
+    RingCounts counted_before;  // the ring's counts when this session took it over (or reset)
     CallTree tree;
     std::vector<OpenScope> stack;  // stack[0] is the root and is never popped
     std::int64_t step = -1;        // the step this thread is inside, -1 if none
@@ -46,10 +44,25 @@ struct ThreadTrack {
     std::vector<OpenStep> steps;   // innermost last
     std::uint32_t blocked_passes = 0;  // passes this ring has waited for a context's capture
 
-    std::uint64_t dropped() const { return ring->ring().dropped() - dropped_before; }
-    std::uint64_t waits() const { return ring->ring().waits() - waits_before; }
-    std::uint64_t wait_ticks() const { return ring->ring().wait_ticks() - wait_ticks_before; }
+    RingCounts counts() const { return ring->ring().counts() - counted_before; }
     std::uint32_t depth() const { return static_cast<std::uint32_t>(stack.size() - 1); }
 };
+
+// A thread's ring counts as the outputs show them (ticks as ns).
+inline void set_ring_counts(ThreadInfo& info, const RingCounts& counts, const ClockCalibration& clock) {
+    info.dropped = counts.dropped;
+    info.waits = counts.waits;
+    info.wait_ns = static_cast<std::uint64_t>(clock.to_ns(counts.wait_ticks));
+    info.growths = counts.growths;
+    info.growth_ns = static_cast<std::uint64_t>(clock.to_ns(counts.growth_ticks));
+}
+// Sums of several threads (the folded exited threads, a snapshot's totals).
+inline void add_ring_counts(ThreadInfo& into, const ThreadInfo& from) {
+    into.dropped += from.dropped;
+    into.waits += from.waits;
+    into.wait_ns += from.wait_ns;
+    into.growths += from.growths;
+    into.growth_ns += from.growth_ns;
+}
 
 }  // namespace ringprof::detail

@@ -14,15 +14,17 @@
 // took two instructions more per scope than a count.)
 // Running out of room takes the out-of-line make_room(), which re-reads the consumer's `tail_`
 // (on its own line), wakes the drainer once per crossing of a quarter-full mark, moves on to a
-// bigger segment if one is ready, and, when the ring is really full, applies the full-ring
-// policy (ring_room.cpp): wait for room, recorded as a `ringprof.wait` scope, or refuse.
+// bigger segment, and, only when the ring has reached its maximum, applies the full-ring policy
+// (ring_room.cpp): wait for room, recorded as a `ringprof.wait` scope, or refuse.
 //
-// Memory is a chain of segments (RingSegment). A producer moves to the next segment (handed to
-// it by the drainer, already pre-faulted) with one pointer exchange when the current one is
-// full, and records the index where the new one starts; the consumer reads the old segment up
-// to that index, then follows the link and frees the old one. A record never straddles two
-// segments. So a thread that records little keeps a small first segment, and one that proves
-// hot grows without ever allocating or faulting on its own.
+// Memory is a chain of segments (RingSegment). A producer moves to the next segment with one
+// pointer exchange when the current one is full, and records the index where the new one
+// starts; the consumer reads the old segment up to that index, then follows the link and frees
+// the old one. A record never straddles two segments. So a thread that records little keeps a
+// small first segment, and one that proves hot grows. The next segment is normally one the
+// drainer prepared (pre-faulted, offered to this ring or taken from a shared pool); when none
+// is ready the producer maps one itself, recorded as a `ringprof.grow` scope, rather than wait
+// for a drainer that may not be scheduled for milliseconds (more runnable threads than cores).
 //
 // Scopes are admitted whole: a Begin is written only if the ring also has room for its End and
 // for the End of every scope already open on this thread (`reserved()`). So an End never has to
@@ -51,6 +53,29 @@ inline constexpr std::size_t kCacheLine = 64;
 // 1.04-1.07x and 1.00-1.06x (1024 bytes ahead: 1.05-1.06x both). One instruction per scope.
 inline constexpr std::size_t kWriteAhead = 4 * kCacheLine;
 
+// What a ring's producer counted: refused records, waits for room and growths it made itself
+// (with their ticks). The drainer reports the difference from when it took the ring over.
+struct RingCounts {
+    std::uint64_t dropped = 0;
+    std::uint64_t waits = 0;
+    std::uint64_t wait_ticks = 0;
+    std::uint64_t growths = 0;
+    std::uint64_t growth_ticks = 0;
+
+    RingCounts operator-(const RingCounts& o) const noexcept {
+        return {dropped - o.dropped, waits - o.waits, wait_ticks - o.wait_ticks, growths - o.growths,
+                growth_ticks - o.growth_ticks};
+    }
+    RingCounts& operator+=(const RingCounts& o) noexcept {
+        dropped += o.dropped;
+        waits += o.waits;
+        wait_ticks += o.wait_ticks;
+        growths += o.growths;
+        growth_ticks += o.growth_ticks;
+        return *this;
+    }
+};
+
 // Events [start, start + capacity) of a ring's index space, at most, live here.
 struct RingSegment {
     Event* slots = nullptr;
@@ -63,11 +88,15 @@ class Ring {
 public:
     // Frees a segment the consumer has read to its end (null: segments are not owned).
     using SegmentFree = void (*)(RingSegment*) noexcept;
+    // Maps a segment of `capacity` events for the producer's own growth, or null.
+    using SegmentMap = RingSegment* (*)(std::uint64_t capacity) noexcept;
 
-    // A ring starting in `first`; `max_capacity` bounds the segments it may move on to.
-    Ring(RingSegment* first, std::uint64_t max_capacity, SegmentFree free_segment) noexcept
+    // A ring starting in `first`; `max_capacity` bounds the segments it may move on to. Without
+    // `map_segment` its producer grows only into segments handed to it.
+    Ring(RingSegment* first, std::uint64_t max_capacity, SegmentFree free_segment,
+         SegmentMap map_segment = nullptr) noexcept
         : seg_(first), slots_(first->slots), mask_(first->capacity - 1), max_capacity_(max_capacity),
-          free_segment_(free_segment), capacity_(first->capacity), read_seg_(first) {
+          free_segment_(free_segment), map_segment_(map_segment), capacity_(first->capacity), read_seg_(first) {
         point_cursor_at(0);
     }
     // A fixed ring in caller-owned memory of `capacity` events (a power of two).
@@ -213,6 +242,10 @@ public:
     std::uint64_t dropped() const noexcept { return dropped_.load(std::memory_order_relaxed); }
     std::uint64_t waits() const noexcept { return waits_.load(std::memory_order_relaxed); }
     std::uint64_t wait_ticks() const noexcept { return wait_ticks_.load(std::memory_order_relaxed); }
+    // Segments this ring's producer had to map itself, and the ticks that took.
+    std::uint64_t growths() const noexcept { return growths_.load(std::memory_order_relaxed); }
+    std::uint64_t growth_ticks() const noexcept { return growth_ticks_.load(std::memory_order_relaxed); }
+    RingCounts counts() const noexcept { return {dropped(), waits(), wait_ticks(), growths(), growth_ticks()}; }
     // Segments in the chain (1 unless the producer moved on and the consumer has not caught up).
     bool single_segment() const noexcept { return read_seg_ == seg_ && !has_spare(); }
 
@@ -228,6 +261,8 @@ public:
         dropped_.store(0, std::memory_order_relaxed);
         waits_.store(0, std::memory_order_relaxed);
         wait_ticks_.store(0, std::memory_order_relaxed);
+        growths_.store(0, std::memory_order_relaxed);
+        growth_ticks_.store(0, std::memory_order_relaxed);
     }
 
 private:
@@ -238,7 +273,13 @@ private:
     bool find_room(std::uint64_t need) noexcept;
     bool refresh_limit(std::uint64_t h, std::uint64_t need) noexcept;
     bool move_to_bigger_segment(std::uint64_t h, std::uint64_t need) noexcept;
+    void switch_to(RingSegment* next, std::uint64_t h) noexcept;
+    bool grow_on_this_thread(std::uint64_t h, std::uint64_t need) noexcept;
     bool wait_for_room(std::uint64_t need) noexcept;
+    // Counts one recorded wait or growth (only this thread writes them: no RMW).
+    static void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) noexcept {
+        counter.store(counter.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    }
     void free_segments() noexcept;
 
     bool refuse_scope() noexcept {
@@ -247,8 +288,7 @@ private:
         return refuse();
     }
     bool refuse() noexcept {
-        // Only this thread writes the counter, so a load and a store are enough (no RMW).
-        dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        add(dropped_, 1);
         return false;
     }
     // The ring index of the next event (producer side).
@@ -297,9 +337,12 @@ private:
     bool fill_woken_ = false;  // the drainer was woken since the ring last fell below a quarter
     const std::uint64_t max_capacity_;
     const SegmentFree free_segment_ = nullptr;
+    const SegmentMap map_segment_ = nullptr;
     std::atomic<std::uint64_t> dropped_{0};
     std::atomic<std::uint64_t> waits_{0};
     std::atomic<std::uint64_t> wait_ticks_{0};
+    std::atomic<std::uint64_t> growths_{0};
+    std::atomic<std::uint64_t> growth_ticks_{0};
     std::atomic<std::uint64_t> capacity_;
     std::atomic<RingSegment*> spare_{nullptr};  // offered by the drainer, taken by the producer
     RingSegment own_;  // the segment of a fixed ring
