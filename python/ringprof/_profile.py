@@ -108,13 +108,15 @@ class Profile:
         """The text print_stats() prints."""
         import pstats
         out = _io.StringIO()
-        stats = pstats.Stats(self, stream=out).strip_dirs()
         try:
-            stats.sort_stats(sort)
+            pstats.Stats().sort_stats(sort)  # the key checked before anything is collected
         except KeyError:
-            raise ValueError("ringprof.Profile: unknown sort key %r (one of %s, or -1, 0, 1, 2)"
-                             % (sort, ", ".join(sorted(stats.sort_arg_dict_default)))) from None
-        stats.print_stats()
+            raise ValueError("ringprof.Profile: unknown sort key %r (one of %s, a unique prefix of one, or -1, 0, "
+                             "1, 2)" % (sort, ", ".join(sorted(pstats.Stats.sort_arg_dict_default)))) from None
+        self.create_stats()
+        # pstats refuses a profile without calls; the table then says "0 function calls".
+        stats = pstats.Stats(self, stream=out) if self.stats else pstats.Stats(stream=out)
+        stats.strip_dirs().sort_stats(sort).print_stats()
         return out.getvalue()
 
     def print_stats(self, sort=-1):
