@@ -6,7 +6,6 @@
 #include <iterator>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <unordered_map>
 #include <vector>
 
@@ -15,6 +14,7 @@
 #include "ringprof/profile.hpp"
 #include "ringprof/session.hpp"
 #include "site_interner.hpp"
+#include "without_gil.hpp"
 
 namespace py = pybind11;
 
@@ -303,28 +303,10 @@ public:
         if (state == nullptr || state->hook_frames == 0) PyEval_SetProfile(nullptr, nullptr);
     }
 
-    void clear() {
-        py::gil_scoped_release unlocked;
-        profile_->clear();
-    }
-
-    std::string table(const std::string& sort) {
-        std::ostringstream out;
-        py::gil_scoped_release unlocked;
-        if (!parse_stats_sort(sort)) {
-            throw std::invalid_argument("ringprof.Profile.print_stats: unknown sort key '" + sort + "' (one of " +
-                                        stats_sort_keys() + ", or -1)");
-        }
-        profile_->print_stats(out, sort);
-        return out.str();
-    }
+    void clear() { without_gil([this] { profile_->clear(); }); }
 
     py::list rows() {
-        std::vector<FunctionStats> stats;
-        {
-            py::gil_scoped_release unlocked;
-            stats = profile_->stats();
-        }
+        const std::vector<FunctionStats> stats = without_gil([this] { return profile_->stats(); });
         py::list out;
         for (const FunctionStats& f : stats) {
             py::dict d;
@@ -371,7 +353,6 @@ void add_profile_hook(py::module_& m) {
         .def("enable", &PythonProfile::enable, py::arg("builtins") = py::none())
         .def("disable", &PythonProfile::disable)
         .def("clear", &PythonProfile::clear)
-        .def("table", &PythonProfile::table, py::arg("sort"))
         .def("rows", &PythonProfile::rows);
     // A method's function object; its method table entry names the disable row.
     PyObject* disable = profile.attr("disable").ptr();
