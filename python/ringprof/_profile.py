@@ -58,7 +58,7 @@ class Profile:
 
     def getstats(self):
         """accelerate's getstats(): a list of ProfilerEntry (times in seconds)."""
-        rows = self._profile.rows()
+        rows = self._profile.getstats()
         codes = [ProfilerCode(r["file"], r["line"], r["name"], r["signature"]) for r in rows]
         entries = []
         for code, r in zip(codes, rows):
@@ -80,7 +80,7 @@ class Profile:
         """.stats as cProfile builds it: {(file, line, name): (primitive calls, calls, tottime,
         cumtime, {caller: (calls, primitive calls, tottime, cumtime)})}. Built-ins are in file "~"
         line 0; with signatures on, the name carries the signature, one entry per signature."""
-        rows = self._profile.rows()
+        rows = self._profile.getstats()
         labels = [(r["file"], r["line"], r["name"] + r["signature"]) for r in rows]
         stats = {}
         for label, r in zip(labels, rows):

@@ -90,15 +90,15 @@ const Site* find_site(const std::vector<std::uint64_t>& key) {
     return it->second;
 }
 
-// Frames of ringprof's own Python layer (Profile.disable, __exit__, ...): no row, their calls
-// count as the caller's, as they do when a cProfile user calls the C profiler directly. Their
-// code objects map to this site, which the hook never opens.
+// Frames of ringprof's own Python layer (Profile.disable, __exit__, getstats, ...) and what they
+// call are no rows, but for the profiler's own C methods: with cProfile those are what the user
+// calls directly. Their code objects map to this site, which the hook never opens.
 const Site g_hidden_site{"", "", "", 0};
 std::vector<PyObject*>* const g_hidden_code = new std::vector<PyObject*>;  // references kept
-// The engine's own disable(): the one row of the profiler cProfile also shows, named as cProfile
-// names its own (`{method 'disable' of '_lsprof.Profiler' objects}`), after ringprof's class.
-const PyMethodDef* g_disable_method = nullptr;
-constexpr const char kDisableRowName[] = "<method 'disable' of 'ringprof.Profile' objects>";
+// The C-level methods of the profiler (its disable() is the one row of the profiler cProfile
+// also shows), named as cProfile names its own, `<method 'disable' of '_lsprof.Profiler'
+// objects>`, after ringprof's class.
+std::vector<const PyMethodDef*>* const g_profiler_methods = new std::vector<const PyMethodDef*>;
 
 bool is_hidden(PyCodeObject* code) {
     const auto& hidden = *g_hidden_code;
@@ -145,6 +145,13 @@ const Site* site_for_python_call(PyFrameObject* frame, std::vector<std::uint64_t
     return remember(key, name, utf8(code->co_filename), static_cast<std::uint32_t>(code->co_firstlineno));
 }
 
+bool is_profiler_method(PyObject* callable) {
+    if (!PyCFunction_Check(callable)) return false;
+    const PyMethodDef* method = reinterpret_cast<PyCFunctionObject*>(callable)->m_ml;
+    const auto& own = *g_profiler_methods;
+    return std::find(own.begin(), own.end(), method) != own.end();
+}
+
 std::string utf8_or(PyObject* text, const std::string& otherwise) {
     const char* s = text != nullptr && PyUnicode_Check(text) ? PyUnicode_AsUTF8(text) : nullptr;
     if (s == nullptr) {
@@ -160,7 +167,9 @@ std::string utf8_or(PyObject* text, const std::string& otherwise) {
 // 'list' objects>"; otherwise "<built-in method module.name>" (builtins.len: `self` is a module).
 std::string c_function_name(PyCFunctionObject* fn) {
     const char* name = fn->m_ml->ml_name;
-    if (fn->m_ml == g_disable_method) return kDisableRowName;
+    if (is_profiler_method(reinterpret_cast<PyObject*>(fn))) {
+        return std::string("<method '") + name + "' of 'ringprof.Profile' objects>";
+    }
     PyObject* module = fn->m_module;
     if (fn->m_self == nullptr) {
         std::string module_name;
@@ -244,16 +253,18 @@ int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg) {
     try {
         switch (what) {
         case PyTrace_CALL:
-            if (g_hook.active) {
+            if (g_hook.active && state->hidden_frame == nullptr) {
                 const Site* site = site_for_python_call(frame, state->key);
                 if (site != &g_hidden_site) open_call(*state, site, frame);
+                else state->hidden_frame = frame;
             }
             break;
         case PyTrace_RETURN:
-            close_call(*state, frame);
+            if (frame == state->hidden_frame) state->hidden_frame = nullptr;
+            else close_call(*state, frame);
             break;
         case PyTrace_C_CALL:
-            if (g_hook.active && g_hook.builtins) {
+            if (g_hook.active && g_hook.builtins && (state->hidden_frame == nullptr || is_profiler_method(arg))) {
                 if (const Site* site = site_for_c_call(arg, state->key)) open_call(*state, site, arg);
             }
             break;
@@ -293,6 +304,8 @@ public:
     void enable(std::optional<bool> builtins) {
         if (builtins) builtins_ = *builtins;
         g_hook = HookSettings{true, builtins_, signatures_};
+        // A hidden frame left open when the hook was last removed never returned through it.
+        if (ThreadState* state = thread_state()) state->hidden_frame = nullptr;
         PyEval_SetProfile(profile_hook, nullptr);  // the calling thread, as cProfile does
     }
 
@@ -353,11 +366,13 @@ void add_profile_hook(py::module_& m) {
         .def("enable", &PythonProfile::enable, py::arg("builtins") = py::none())
         .def("disable", &PythonProfile::disable)
         .def("clear", &PythonProfile::clear)
-        .def("rows", &PythonProfile::rows);
-    // A method's function object; its method table entry names the disable row.
-    PyObject* disable = profile.attr("disable").ptr();
-    if (PyInstanceMethod_Check(disable)) disable = PyInstanceMethod_GET_FUNCTION(disable);
-    if (PyCFunction_Check(disable)) g_disable_method = reinterpret_cast<PyCFunctionObject*>(disable)->m_ml;
+        .def("getstats", &PythonProfile::rows);  // named as its row should read (cProfile's getstats)
+    // The methods' function objects; their method table entries name the profiler's rows.
+    for (const char* method : {"enable", "disable", "clear", "getstats"}) {
+        PyObject* f = profile.attr(method).ptr();
+        if (PyInstanceMethod_Check(f)) f = PyInstanceMethod_GET_FUNCTION(f);
+        if (PyCFunction_Check(f)) g_profiler_methods->push_back(reinterpret_cast<PyCFunctionObject*>(f)->m_ml);
+    }
     m.def("_hide_from_profile", &hide_from_profile);
 }
 

@@ -245,23 +245,34 @@ def test_print_stats_takes_every_sort_key_pstats_takes_and_refuses_the_others(tm
         assert message and "unknown sort key" in message, key
 
 
-def test_no_row_of_ringprofs_own_layer_only_the_disable_calls(tmp_path):
+def test_the_profilers_own_layer_makes_no_rows_only_its_c_methods_as_cprofiles_do(tmp_path):
     r = run_scenario(tmp_path, """
-        import json, os, ringprof
+        import cProfile, json, os, ringprof
+
         def work():
             return sorted([3, 1, 2])
-        p = ringprof.Profile(signatures=False)
-        with p:
+
+        def session(p):
+            with p:
+                work()
+            p.enable()
+            p.enable()                       # already on: a call of the profiler's enable
+            p.getstats()
             work()
-        p.enable()
-        work()
-        p.disable()
-        p.create_stats()
-        print(json.dumps({"rows": [[k[0], k[2], v[1]] for k, v in p.stats.items()],
-                          "package": os.path.dirname(ringprof.__file__)}))
+            p.disable()
+            p.create_stats()
+            return {"%s:%d(%s)" % k: v[1] for k, v in p.stats.items()}
+
+        print(json.dumps({"ringprof": session(ringprof.Profile(signatures=False)),
+                          "cprofile": session(cProfile.Profile()),
+                          "package": os.path.dirname(ringprof.__file__),
+                          "cprofile_file": cProfile.__file__}))
     """).result()
-    rows = {(f, name): n for f, name, n in r["rows"]}
-    assert not [f for f, _ in rows if f.startswith(r["package"])], rows
-    assert rows[("~", "<method 'disable' of 'ringprof.Profile' objects>")] == 2
-    assert sorted(name for _, name in rows) == sorted(
-        ["<built-in method builtins.sorted>", "<method 'disable' of 'ringprof.Profile' objects>", "work"])
+    ours = r["ringprof"]
+    assert not [name for name in ours if name.startswith(r["package"])], ours
+    # cProfile's Python layer (its __exit__) is a row of cProfile's; ringprof's is none of ours.
+    theirs = {name.replace("'_lsprof.Profiler'", "'ringprof.Profile'"): n for name, n in r["cprofile"].items()
+              if not name.startswith(r["cprofile_file"])}
+    assert ours == theirs
+    assert ours["~:0(<method 'disable' of 'ringprof.Profile' objects>)"] == 2
+    assert ours["~:0(<method 'getstats' of 'ringprof.Profile' objects>)"] == 1
