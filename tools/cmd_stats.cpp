@@ -1,5 +1,6 @@
-// ringprof stats FILE [--sort KEY] [--limit N] [--full-paths]
-// Prints the cProfile-style table of a saved profile (<run_id>_stats.json).
+// ringprof stats FILE [--sort KEY] [--limit N] [--full-paths] [--pstats OUT]
+// Prints the cProfile-style table of a saved profile (<run_id>_stats.json), or converts it into
+// the file Python's pstats loads.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "ringprof/output_files.hpp"
 #include "ringprof/stats.hpp"
 
 namespace {
@@ -15,17 +17,20 @@ namespace {
 using namespace ringprof::cli;
 
 const char kName[] = "stats";
-const char kUsageLine[] = "usage: ringprof stats FILE [--sort KEY] [--limit N] [--full-paths]";
+const char kUsageLine[] = "usage: ringprof stats FILE [--sort KEY] [--limit N] [--full-paths] [--pstats OUT]";
 const char kUsage[] =
-    "usage: ringprof stats FILE [--sort KEY] [--limit N] [--full-paths]\n"
+    "usage: ringprof stats FILE [--sort KEY] [--limit N] [--full-paths] [--pstats OUT]\n"
     "\n"
     "Prints the statistics table (cProfile / pstats layout) of a saved profile, the\n"
     "<run_id>_stats.json the \"stats\" backend writes.\n"
     "\n"
-    "  -s, --sort KEY     calls, cumulative, tottime, name, filename, line or stdname\n"
-    "                     (pstats' aliases ncalls, cumtime, time, file also work); default stdname\n"
+    "  -s, --sort KEY     any key pstats sorts by: calls, cumulative, tottime, name, filename,\n"
+    "                     line, stdname, pcalls, nfl, their aliases and unambiguous prefixes\n"
+    "                     (cum, ...), or -1, 0, 1, 2; default stdname\n"
     "  -n, --limit N      print the first N rows only\n"
-    "      --full-paths   print source files with their directories\n";
+    "      --full-paths   print source files with their directories\n"
+    "      --pstats OUT   instead of printing, write OUT in the format of Python's pstats (what\n"
+    "                     cProfile's dump_stats writes): pstats.Stats(OUT), snakeviz, gprof2dot\n";
 
 bool parse_limit(const std::string& text, std::size_t& limit) {
     if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return false;
@@ -37,7 +42,7 @@ bool parse_limit(const std::string& text, std::size_t& limit) {
 }
 
 int run(int argc, char** argv) {
-    std::string input;
+    std::string input, pstats_output;
     ringprof::StatsTableOptions options;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -65,6 +70,11 @@ int run(int argc, char** argv) {
             if (!parse_limit(v, options.limit)) {
                 return usage_error(kName, kUsageLine, fmt::format("--limit needs a positive whole number, not '{}'", v));
             }
+        } else if (arg == "--pstats" || arg.rfind("--pstats=", 0) == 0) {
+            const char* v = arg.rfind("--pstats=", 0) == 0 ? argv[i] + 9 : value("--pstats");
+            if (v == nullptr) return kExitUsage;
+            if (*v == '\0') return usage_error(kName, kUsageLine, "--pstats needs a file name");
+            pstats_output = v;
         } else if (arg == "--full-paths") {
             options.strip_dirs = false;
         } else if (arg.size() > 1 && arg[0] == '-') {
@@ -77,6 +87,19 @@ int run(int argc, char** argv) {
     }
     if (input.empty()) {
         return usage_error(kName, kUsageLine, "no file given");
+    }
+    if (!pstats_output.empty() && pstats_output == input) {
+        return usage_error(kName, kUsageLine, fmt::format("--pstats {} would replace the input", pstats_output));
+    }
+    if (!pstats_output.empty()) {
+        try {
+            ringprof::write_file_atomically(pstats_output, ringprof::write_pstats(ringprof::load_stats_json(input)));
+        } catch (const std::exception& e) {
+            report(kName, e.what());
+            return kExitFailed;
+        }
+        report(kName, fmt::format("wrote {}", pstats_output));
+        return kExitOk;
     }
     std::string table;
     try {

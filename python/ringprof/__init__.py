@@ -26,6 +26,7 @@ from ._ringprof import (  # noqa: F401  (the public API)
 )
 from . import _ringprof
 from ._profile import Profile, plot  # noqa: F401
+from . import _forked_workers  # noqa: F401  (multiprocessing workers write their files)
 
 __all__ = ["scope", "function", "step", "gauge", "flush", "enable", "disable", "is_enabled",
            "add_metadata", "set_thread_name", "dropped_scopes", "timer_tree", "Profile", "plot"]

@@ -1,7 +1,10 @@
 """accelerate.profiler's Profile and plot() on ringprof's engine (docs/python.md)."""
 import collections as _collections
+import io as _io
+import marshal as _marshal
 import os as _os
 import sys as _sys
+import types as _types
 
 from . import _ringprof
 
@@ -10,8 +13,6 @@ ProfilerCode = _collections.namedtuple("ProfilerCode", "file line name signature
 ProfilerEntry = _collections.namedtuple("ProfilerEntry", "code callcount reccallcount totaltime inlinetime calls")
 ProfilerSubEntry = _collections.namedtuple("ProfilerSubEntry", "code callcount reccallcount totaltime inlinetime")
 
-# pstats' integer sort keys (print_stats(sort=-1) is cProfile's default, the standard name).
-_INTEGER_SORTS = {-1: "stdname", 0: "calls", 1: "tottime", 2: "cumulative"}
 
 
 class Profile:
@@ -35,9 +36,11 @@ class Profile:
         self._profile = _ringprof._Profile(bool(subcalls), bool(builtins), bool(signatures))
 
     def enable(self, subcalls=None, builtins=None):
-        if subcalls is not None and bool(subcalls) != self._subcalls:
-            raise ValueError("ringprof.Profile.enable: subcalls is fixed when the Profile is made")
-        self._profile.enable()
+        """Starts profiling the calling thread. `subcalls` and `builtins`, when given, change the
+        Profile's settings from now on, as cProfile's enable() does."""
+        if subcalls is not None:
+            self._subcalls = bool(subcalls)
+        self._profile.enable(None if builtins is None else bool(builtins))
 
     def disable(self):
         self._profile.disable()
@@ -55,7 +58,7 @@ class Profile:
 
     def getstats(self):
         """accelerate's getstats(): a list of ProfilerEntry (times in seconds)."""
-        rows = self._profile.rows()
+        rows = self._profile.getstats()
         codes = [ProfilerCode(r["file"], r["line"], r["name"], r["signature"]) for r in rows]
         entries = []
         for code, r in zip(codes, rows):
@@ -68,19 +71,67 @@ class Profile:
                                          c["tottime"], calls))
         return entries
 
+    def create_stats(self):
+        """cProfile's create_stats(): disables, then fills .stats with what pstats.Stats reads."""
+        self.disable()
+        self.snapshot_stats()
+
+    def snapshot_stats(self):
+        """.stats as cProfile builds it: {(file, line, name): (primitive calls, calls, tottime,
+        cumtime, {caller: (calls, primitive calls, tottime, cumtime)})}. Built-ins are in file "~"
+        line 0; with signatures on, the name carries the signature, one entry per signature."""
+        rows = self._profile.getstats()
+        labels = [(r["file"], r["line"], r["name"] + r["signature"]) for r in rows]
+        stats = {}
+        for label, r in zip(labels, rows):
+            c = r["counts"]
+            entry = (c["primitive_calls"], c["ncalls"], c["tottime"], c["cumtime"])
+            old = stats.get(label)  # two rows with one label (scopes named alike) are summed
+            callers = old[4] if old else {}
+            stats[label] = _sum(entry, old[:4]) + (callers,) if old else entry + (callers,)
+        if self._subcalls:
+            for label, r in zip(labels, rows):
+                for i, s in r["callees"]:
+                    callers = stats[labels[i]][4]
+                    call = (s["ncalls"], s["primitive_calls"], s["tottime"], s["cumtime"])
+                    callers[label] = _sum(call, callers[label]) if label in callers else call
+        self.stats = stats
+
+    def dump_stats(self, file):
+        """Writes the statistics to `file` (a path) in the marshal format pstats.Stats(file)
+        loads, as cProfile does; snakeviz, gprof2dot and tuna read it too."""
+        with open(file, "wb") as f:
+            self.create_stats()
+            _marshal.dump(self.stats, f)
+
     def stats_table(self, sort=-1):
         """The text print_stats() prints."""
-        if isinstance(sort, int) and not isinstance(sort, bool):
-            if sort not in _INTEGER_SORTS:
-                raise ValueError("ringprof.Profile: unknown sort %r (one of -1, 0, 1, 2 or a name)" % sort)
-            sort = _INTEGER_SORTS[sort]
-        if not isinstance(sort, str):
-            raise TypeError("ringprof.Profile: sort must be an int or a str, not %s" % type(sort).__name__)
-        return self._profile.table(sort)
+        import pstats
+        out = _io.StringIO()
+        try:
+            pstats.Stats().sort_stats(sort)  # the key checked before anything is collected
+        except KeyError:
+            raise ValueError("ringprof.Profile: unknown sort key %r (one of %s, a unique prefix of one, or -1, 0, "
+                             "1, 2)" % (sort, ", ".join(sorted(pstats.Stats.sort_arg_dict_default)))) from None
+        self.create_stats()
+        # pstats refuses a profile without calls; the table then says "0 function calls".
+        stats = pstats.Stats(self, stream=out) if self.stats else pstats.Stats(stream=out)
+        stats.strip_dirs().sort_stats(sort).print_stats()
+        return out.getvalue()
 
     def print_stats(self, sort=-1):
-        """cProfile's table: `N function calls (M primitive calls)`, ncalls as `2/1` for recursion."""
+        """cProfile's print_stats(): pstats' table, sorted by any key pstats accepts (a name, a
+        unique prefix of one, a pstats.SortKey, or the legacy integers -1, 0, 1, 2)."""
         _sys.stdout.write(self.stats_table(sort))
+
+
+def _sum(a, b):
+    return tuple(x + y for x, y in zip(a, b))
+
+
+# Profile's own frames (disable, __exit__, create_stats, ...) are no rows: as with cProfile, the
+# table holds the calls of the program and the one call of the profiler's C-level disable().
+_ringprof._hide_from_profile(*[f.__code__ for f in vars(Profile).values() if isinstance(f, _types.FunctionType)])
 
 
 def plot(profile=None, path=None):

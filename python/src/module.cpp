@@ -2,6 +2,7 @@
 // and the aggregates as Python data for ringprof.mlagents and ringprof.Profile. It links the
 // shared library, so a user's C++ extension linking ringprof::shared records into the same
 // session as Python code.
+#include <dlfcn.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -15,8 +16,14 @@
 #include "ringprof/timers_json.hpp"
 #include "scope_types.hpp"
 #include "site_interner.hpp"
+#include "without_gil.hpp"
 
 namespace py = pybind11;
+
+namespace ringprof::detail {
+// Ends the default session as the exit handler does (sdk/src/engine/session_impl.hpp).
+void stop_default_session();
+}  // namespace ringprof::detail
 
 namespace {
 
@@ -62,10 +69,8 @@ ringprof::Session* current_session() {
 py::object snapshot() {
     if (ringprof::Session::current() == nullptr) return py::none();
     ringprof::Snapshot snap;
-    {
-        py::gil_scoped_release unlocked;  // the drainer may wait for a thread that wants the GIL
-        snap = current_session()->snapshot();
-    }
+    // The drainer may wait for a thread that wants the GIL.
+    snap = ringprof::python::without_gil([] { return current_session()->snapshot(); });
     py::dict d;
     d["tree"] = node_dict(snap.tree.root);
     d["gauges"] = gauges_dict(snap.tree);
@@ -89,10 +94,7 @@ py::object snapshot() {
 py::object take_tree() {
     if (ringprof::Session::current() == nullptr) return py::none();
     ringprof::TimerTree tree;
-    {
-        py::gil_scoped_release unlocked;
-        tree = current_session()->take_tree();
-    }
+    tree = ringprof::python::without_gil([] { return current_session()->take_tree(); });
     py::dict d;
     d["tree"] = node_dict(tree.root);
     d["gauges"] = gauges_dict(tree);
@@ -129,31 +131,92 @@ py::list merge_tree(const std::string& json, const std::string& graft_path) {
 // The interactive flame page of the session's tree now, written to `path`.
 void write_flame_page(const std::string& path, const std::string& title) {
     std::string page;
-    {
-        py::gil_scoped_release unlocked;
-        page = ringprof::render_html(ringprof::flame_profile(current_session()->snapshot(), title));
-    }
+    page = ringprof::python::without_gil(
+        [&] { return ringprof::render_html(ringprof::flame_profile(current_session()->snapshot(), title)); });
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << page;
     out.close();
     if (!out) throw std::runtime_error("ringprof.plot: cannot write " + path);
 }
 
+// Where this copy of the extension was loaded from.
+std::string extension_path() {
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<const void*>(&extension_path), &info) == 0 || info.dli_fname == nullptr) {
+        return "?";
+    }
+    return info.dli_fname;
+}
+
+// One engine per interpreter. The same package reached under a second name (a symlink to it, a
+// parent folder also on sys.path) would run this initialization again: pybind11 would re-make
+// the module definition the first module still uses and register its types twice in its
+// interpreter-wide registry — an ImportError on the clash, then memory freed twice at exit. The
+// second load is refused before any of that. pybind11's shared data is interpreter-wide, so a
+// second copy of the file (another build or installation) is refused too.
+struct FirstLoad {
+    std::string path;
+    PyObject* module;  // a reference kept: its __name__ is the full name once imported
+};
+constexpr char kFirstLoadKey[] = "ringprof._ringprof: first load";
+
+// False with an ImportError set when the engine is loaded already.
+bool first_load() {
+    const auto* first = static_cast<const FirstLoad*>(py::get_shared_data(kFirstLoadKey));
+    if (first == nullptr) return true;
+    PyObject* name = PyObject_GetAttrString(first->module, "__name__");
+    const char* text = name != nullptr ? PyUnicode_AsUTF8(name) : nullptr;
+    PyErr_Clear();
+    const std::string message =
+        std::string("ringprof: the engine is already loaded in this process, as ") + (text ? text : "?") + " from " +
+        first->path + "; this import would load it a second time (from " + extension_path() +
+        "). Import ringprof by one name only: check sys.path for a second way to the same package";
+    Py_XDECREF(name);
+    PyErr_SetString(PyExc_ImportError, message.c_str());
+    return false;
+}
+
+void remember_first_load(const py::module_& m) {
+    py::set_shared_data(kFirstLoadKey, new FirstLoad{extension_path(), m.inc_ref().ptr()});  // for the process's life
+}
+
+void init_engine(py::module_& m);
+
+py::module_::module_def g_module_def;
+
 }  // namespace
 
-PYBIND11_MODULE(_ringprof, m) {
+// PYBIND11_MODULE, with the check first_load() needs before the module is made.
+extern "C" PYBIND11_EXPORT PyObject* PyInit__ringprof() {
+    PYBIND11_CHECK_PYTHON_VERSION
+    PYBIND11_ENSURE_INTERNALS_READY
+    if (!first_load()) return nullptr;
+    auto m = py::module_::create_extension_module("_ringprof", nullptr, &g_module_def);
+    try {
+        init_engine(m);
+        remember_first_load(m);
+        return m.ptr();
+    }
+    PYBIND11_CATCH_INIT_EXCEPTIONS
+}
+
+namespace {
+
+void init_engine(py::module_& m) {
     m.doc() = "ringprof's engine: markers, session controls and aggregates (see docs/python.md)";
     if (!ringprof::python::add_scope_types(m.ptr())) throw py::error_already_set();
 
     m.def("enable", &ringprof::enable, "Records from now on (the whole process).");
     m.def("disable", &ringprof::disable, "Stops recording (a disabled scope costs a load and a branch).");
     m.def("is_enabled", &ringprof::is_enabled);
-    m.def("flush", &ringprof::flush, py::call_guard<py::gil_scoped_release>(),
+    m.def("flush", [] { ringprof::python::without_gil(&ringprof::flush); },
           "Drains every ring and rewrites the output files now.");
     m.def("add_metadata", [](const std::string& key, const std::string& value) { ringprof::add_metadata(key, value); },
           py::arg("key"), py::arg("value"), "Adds key/value to the timers file's metadata.");
     m.def("set_thread_name", [](const std::string& name) { ringprof::set_thread_name(name); }, py::arg("name"));
     m.def("dropped_scopes", &ringprof::dropped_scopes);
+    m.def("_stop_session", [] { ringprof::python::without_gil(&ringprof::detail::stop_default_session); },
+          "Ends the process's session now, as at exit; nothing records after it.");
     m.def("_snapshot", &snapshot);
     m.def("_take_tree", &take_tree);
     m.def("_run_info", &run_info);
@@ -162,3 +225,5 @@ PYBIND11_MODULE(_ringprof, m) {
     ringprof::python::add_profile_hook(m);
     m.def("_interned_site_count", &ringprof::python::interned_site_count);
 }
+
+}  // namespace

@@ -25,6 +25,9 @@ struct ThreadState {
     std::vector<OpenFrame> frames;   // grows to the deepest nesting seen, then never allocates
     std::vector<std::uint64_t> key;  // the profile hook's scratch key (profile_hook.cpp)
     int hook_frames = 0;             // frames the profile hook opened and has not closed
+    // The outermost running frame of ringprof's own Python layer, if any: the profile hook
+    // records nothing below it but the profiler's own methods (profile_hook.cpp).
+    const void* hidden_frame = nullptr;
 };
 
 extern __thread ThreadState* t_state;  // open_scopes.cpp

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <iterator>
 #include <memory>
-#include <sstream>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -14,6 +14,7 @@
 #include "ringprof/profile.hpp"
 #include "ringprof/session.hpp"
 #include "site_interner.hpp"
+#include "without_gil.hpp"
 
 namespace py = pybind11;
 
@@ -89,7 +90,22 @@ const Site* find_site(const std::vector<std::uint64_t>& key) {
     return it->second;
 }
 
-enum KeyKind : std::uint64_t { kPythonCall = 1, kCFunction = 2, kOtherCallable = 3 };
+// Frames of ringprof's own Python layer (Profile.disable, __exit__, getstats, ...) and what they
+// call are no rows, but for the profiler's own C methods: with cProfile those are what the user
+// calls directly. Their code objects map to this site, which the hook never opens.
+const Site g_hidden_site{"", "", "", 0};
+std::vector<PyObject*>* const g_hidden_code = new std::vector<PyObject*>;  // references kept
+// The C-level methods of the profiler (its disable() is the one row of the profiler cProfile
+// also shows), named as cProfile names its own, `<method 'disable' of '_lsprof.Profiler'
+// objects>`, after ringprof's class.
+std::vector<const PyMethodDef*>* const g_profiler_methods = new std::vector<const PyMethodDef*>;
+
+bool is_hidden(PyCodeObject* code) {
+    const auto& hidden = *g_hidden_code;
+    return std::find(hidden.begin(), hidden.end(), reinterpret_cast<PyObject*>(code)) != hidden.end();
+}
+
+enum KeyKind : std::uint64_t { kPythonCall = 1, kCFunction = 2 };
 
 std::string utf8(PyObject* text) {
     const char* s = text != nullptr ? PyUnicode_AsUTF8(text) : nullptr;
@@ -118,44 +134,91 @@ const Site* site_for_python_call(PyFrameObject* frame, std::vector<std::uint64_t
         Py_DECREF(code);
         return site;
     }
-    std::string name = utf8(code->co_qualname);
+    if (is_hidden(code)) {  // the table keeps the reference taken above
+        site_table().emplace(key, &g_hidden_site);
+        return &g_hidden_site;
+    }
+    // co_name, not the qualified name: cProfile's (file, line, name) label of a function.
+    std::string name = utf8(code->co_name);
     if (g_hook.signatures && !signature_text(frame, code, name)) PyErr_Clear();
     // The table keeps the reference taken above.
     return remember(key, name, utf8(code->co_filename), static_cast<std::uint32_t>(code->co_firstlineno));
 }
 
-// C functions are named as cProfile names them, in file "~" line 0.
-const Site* site_for_c_call(PyObject* callable, std::vector<std::uint64_t>& key) {
-    key.clear();
-    PyObject* owner = nullptr;  // what the key refers to besides a static method table
-    std::string name;
-    if (PyCFunction_Check(callable)) {
-        const PyMethodDef* method = reinterpret_cast<PyCFunctionObject*>(callable)->m_ml;
-        PyObject* self = PyCFunction_GET_SELF(callable);
-        const bool module_function = self == nullptr || PyModule_Check(self);
-        owner = module_function ? self : reinterpret_cast<PyObject*>(Py_TYPE(self));
-        key.push_back(kCFunction);
-        key.push_back(reinterpret_cast<std::uintptr_t>(method));
-        key.push_back(reinterpret_cast<std::uintptr_t>(owner));
-        if (const Site* site = find_site(key)) return site;
-        if (module_function) {
-            name = "<built-in method ";
-            if (self != nullptr) {
-                PyObject* module_name = PyModule_GetNameObject(self);
-                name += utf8(module_name) + ".";
-                Py_XDECREF(module_name);
-            }
-            name += std::string(method->ml_name) + ">";
-        } else {
-            name = "<method '" + std::string(method->ml_name) + "' of '" + _PyType_Name(Py_TYPE(self)) + "' objects>";
-        }
-    } else {
-        owner = reinterpret_cast<PyObject*>(Py_TYPE(callable));
-        key.push_back(kOtherCallable);
-        key.push_back(reinterpret_cast<std::uintptr_t>(owner));
-        if (const Site* site = find_site(key)) return site;
-        name = std::string("<built-in method ") + _PyType_Name(Py_TYPE(callable)) + ">";
+bool is_profiler_method(PyObject* callable) {
+    if (!PyCFunction_Check(callable)) return false;
+    const PyMethodDef* method = reinterpret_cast<PyCFunctionObject*>(callable)->m_ml;
+    const auto& own = *g_profiler_methods;
+    return std::find(own.begin(), own.end(), method) != own.end();
+}
+
+std::string utf8_or(PyObject* text, const std::string& otherwise) {
+    const char* s = text != nullptr && PyUnicode_Check(text) ? PyUnicode_AsUTF8(text) : nullptr;
+    if (s == nullptr) {
+        PyErr_Clear();
+        return otherwise;
     }
+    return s;
+}
+
+// cProfile's name for a C function (_lsprof's normalizeUserObj), so that rows, pstats files and
+// the tools reading them match cProfile's: a function without `self` is <module.name> (<name> for
+// builtins); a method is the repr of what its type holds under that name, "<method 'append' of
+// 'list' objects>"; otherwise "<built-in method module.name>" (builtins.len: `self` is a module).
+std::string c_function_name(PyCFunctionObject* fn) {
+    const char* name = fn->m_ml->ml_name;
+    if (is_profiler_method(reinterpret_cast<PyObject*>(fn))) {
+        return std::string("<method '") + name + "' of 'ringprof.Profile' objects>";
+    }
+    PyObject* module = fn->m_module;
+    if (fn->m_self == nullptr) {
+        std::string module_name;
+        if (module != nullptr && PyUnicode_Check(module)) {
+            module_name = utf8_or(module, "");
+        } else if (module != nullptr && PyModule_Check(module)) {
+            PyObject* n = PyModule_GetNameObject(module);
+            module_name = utf8_or(n, "");
+            Py_XDECREF(n);
+        }
+        if (!module_name.empty() && module_name != "builtins") return "<" + module_name + "." + name + ">";
+        return std::string("<") + name + ">";
+    }
+    if (PyObject* attr_name = PyUnicode_FromString(name)) {
+        PyObject* held = _PyType_Lookup(Py_TYPE(fn->m_self), attr_name);  // borrowed
+        Py_XINCREF(held);
+        Py_DECREF(attr_name);
+        if (held != nullptr) {
+            PyObject* repr = PyObject_Repr(held);
+            Py_DECREF(held);
+            if (repr != nullptr) {
+                std::string text = utf8_or(repr, "");
+                Py_DECREF(repr);
+                if (!text.empty()) return text;
+            }
+        }
+    }
+    PyErr_Clear();
+    if (module != nullptr && PyUnicode_Check(module)) {
+        return "<built-in method " + utf8_or(module, "?") + "." + name + ">";
+    }
+    return std::string("<built-in method ") + name + ">";
+}
+
+// C functions are named as cProfile names them, in file "~" line 0 (pstats prints them in
+// braces). Like cProfile, only C functions proper are rows; null for any other callable.
+const Site* site_for_c_call(PyObject* callable, std::vector<std::uint64_t>& key) {
+    if (!PyCFunction_Check(callable)) return nullptr;
+    key.clear();
+    auto* fn = reinterpret_cast<PyCFunctionObject*>(callable);
+    PyObject* self = fn->m_self;
+    const bool module_function = self == nullptr || PyModule_Check(self);
+    // What the name depends on besides the method table: the module, or the type of `self`.
+    PyObject* owner = module_function ? self : reinterpret_cast<PyObject*>(Py_TYPE(self));
+    key.push_back(kCFunction);
+    key.push_back(reinterpret_cast<std::uintptr_t>(fn->m_ml));
+    key.push_back(reinterpret_cast<std::uintptr_t>(owner));
+    if (const Site* site = find_site(key)) return site;
+    const std::string name = c_function_name(fn);
     Py_XINCREF(owner);
     return remember(key, name, "~", 0);
 }
@@ -190,13 +253,20 @@ int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg) {
     try {
         switch (what) {
         case PyTrace_CALL:
-            if (g_hook.active) open_call(*state, site_for_python_call(frame, state->key), frame);
+            if (g_hook.active && state->hidden_frame == nullptr) {
+                const Site* site = site_for_python_call(frame, state->key);
+                if (site != &g_hidden_site) open_call(*state, site, frame);
+                else state->hidden_frame = frame;
+            }
             break;
         case PyTrace_RETURN:
-            close_call(*state, frame);
+            if (frame == state->hidden_frame) state->hidden_frame = nullptr;
+            else close_call(*state, frame);
             break;
         case PyTrace_C_CALL:
-            if (g_hook.active && g_hook.builtins) open_call(*state, site_for_c_call(arg, state->key), arg);
+            if (g_hook.active && g_hook.builtins && (state->hidden_frame == nullptr || is_profiler_method(arg))) {
+                if (const Site* site = site_for_c_call(arg, state->key)) open_call(*state, site, arg);
+            }
             break;
         case PyTrace_C_RETURN:
         case PyTrace_C_EXCEPTION:
@@ -230,8 +300,12 @@ public:
 
     // Only the hook goes on and off: the process's recording (ringprof.enable/disable) is left
     // as it is, so scopes and C++ markers keep recording around a Profile.
-    void enable() {
+    // `builtins`, when given, changes the setting from now on (cProfile's enable()).
+    void enable(std::optional<bool> builtins) {
+        if (builtins) builtins_ = *builtins;
         g_hook = HookSettings{true, builtins_, signatures_};
+        // A hidden frame left open when the hook was last removed never returned through it.
+        if (ThreadState* state = thread_state()) state->hidden_frame = nullptr;
         PyEval_SetProfile(profile_hook, nullptr);  // the calling thread, as cProfile does
     }
 
@@ -242,28 +316,10 @@ public:
         if (state == nullptr || state->hook_frames == 0) PyEval_SetProfile(nullptr, nullptr);
     }
 
-    void clear() {
-        py::gil_scoped_release unlocked;
-        profile_->clear();
-    }
-
-    std::string table(const std::string& sort) {
-        std::ostringstream out;
-        py::gil_scoped_release unlocked;
-        if (!parse_stats_sort(sort)) {
-            throw std::invalid_argument("ringprof.Profile.print_stats: unknown sort key '" + sort + "' (one of " +
-                                        stats_sort_keys() + ", or -1)");
-        }
-        profile_->print_stats(out, sort);
-        return out.str();
-    }
+    void clear() { without_gil([this] { profile_->clear(); }); }
 
     py::list rows() {
-        std::vector<FunctionStats> stats;
-        {
-            py::gil_scoped_release unlocked;
-            stats = profile_->stats();
-        }
+        const std::vector<FunctionStats> stats = without_gil([this] { return profile_->stats(); });
         py::list out;
         for (const FunctionStats& f : stats) {
             py::dict d;
@@ -294,16 +350,30 @@ private:
     std::unique_ptr<Profile> profile_;
 };
 
+// Python code objects of ringprof's own layer, left out of the table (see g_hidden_site).
+void hide_from_profile(py::args codes) {
+    for (const py::handle code : codes) {
+        if (!PyCode_Check(code.ptr())) throw py::type_error("ringprof._hide_from_profile: expects code objects");
+        g_hidden_code->push_back(code.inc_ref().ptr());
+    }
+}
+
 }  // namespace
 
 void add_profile_hook(py::module_& m) {
-    py::class_<PythonProfile>(m, "_Profile")
+    auto profile = py::class_<PythonProfile>(m, "_Profile")
         .def(py::init<bool, bool, bool>(), py::arg("subcalls"), py::arg("builtins"), py::arg("signatures"))
-        .def("enable", &PythonProfile::enable)
+        .def("enable", &PythonProfile::enable, py::arg("builtins") = py::none())
         .def("disable", &PythonProfile::disable)
         .def("clear", &PythonProfile::clear)
-        .def("table", &PythonProfile::table, py::arg("sort"))
-        .def("rows", &PythonProfile::rows);
+        .def("getstats", &PythonProfile::rows);  // named as its row should read (cProfile's getstats)
+    // The methods' function objects; their method table entries name the profiler's rows.
+    for (const char* method : {"enable", "disable", "clear", "getstats"}) {
+        PyObject* f = profile.attr(method).ptr();
+        if (PyInstanceMethod_Check(f)) f = PyInstanceMethod_GET_FUNCTION(f);
+        if (PyCFunction_Check(f)) g_profiler_methods->push_back(reinterpret_cast<PyCFunctionObject*>(f)->m_ml);
+    }
+    m.def("_hide_from_profile", &hide_from_profile);
 }
 
 }  // namespace ringprof::python

@@ -111,7 +111,8 @@ TEST_F(StatsTable, OrderedByNamesEverySortKey) {
     const std::pair<const char*, const char*> keys[] = {
         {"calls", "call count"},     {"cumulative", "cumulative time"}, {"tottime", "internal time"},
         {"name", "function name"},   {"filename", "file name"},         {"line", "line number"},
-        {"stdname", "standard name"}};
+        {"stdname", "standard name"}, {"pcalls", "primitive call count"}, {"nfl", "name/file/line"},
+        {"module", "file name"},     {"-1", "standard name"},           {"2", "cumulative time"}};
     for (const auto& [key, description] : keys) {
         std::ostringstream out;
         profile_->print_stats(out, key);
@@ -182,6 +183,49 @@ TEST(StatsTableFormat, FileAndLineSortsDifferFromStandardName) {
     EXPECT_EQ(names(StatsSort::Line), "xyz");
     EXPECT_EQ(names(StatsSort::Filename), "zyx");
     EXPECT_EQ(names(StatsSort::Name), "xyz");
+}
+
+TEST(StatsSortKeys, EverySpellingPstatsAcceptsAndNoOther) {
+    // pstats' sort_stats takes each key, its aliases, the prefixes its get_sort_arg_defs keeps
+    // ("cu", but neither "cum" nor "c": prefixes of two keys), and the old integers.
+    const std::pair<const char*, StatsSort> accepted[] = {
+        {"calls", StatsSort::Calls},        {"ncalls", StatsSort::Calls},       {"ca", StatsSort::Calls},
+        {"nc", StatsSort::Calls},           {"0", StatsSort::Calls},            {"cumulative", StatsSort::Cumulative},
+        {"cumtime", StatsSort::Cumulative}, {"cu", StatsSort::Cumulative},      {"cumu", StatsSort::Cumulative},
+        {"cumt", StatsSort::Cumulative},    {"2", StatsSort::Cumulative},       {"tottime", StatsSort::Tottime},
+        {"time", StatsSort::Tottime},       {"ti", StatsSort::Tottime},         {"to", StatsSort::Tottime},
+        {"1", StatsSort::Tottime},          {"name", StatsSort::Name},          {"na", StatsSort::Name},
+        {"filename", StatsSort::Filename},  {"file", StatsSort::Filename},      {"f", StatsSort::Filename},
+        {"module", StatsSort::Filename},    {"m", StatsSort::Filename},         {"line", StatsSort::Line},
+        {"l", StatsSort::Line},             {"stdname", StatsSort::Stdname},    {"s", StatsSort::Stdname},
+        {"-1", StatsSort::Stdname},         {"pcalls", StatsSort::Pcalls},      {"p", StatsSort::Pcalls},
+        {"nfl", StatsSort::Nfl},            {"nf", StatsSort::Nfl}};
+    for (const auto& [key, sort] : accepted) {
+        const auto parsed = ringprof::parse_stats_sort(key);
+        ASSERT_TRUE(parsed.has_value()) << key;
+        EXPECT_EQ(*parsed, sort) << key;
+    }
+    for (const char* refused : {"c", "cum", "t", "n", "", "3", "-2", "bogus", "callsx"}) {
+        EXPECT_FALSE(ringprof::parse_stats_sort(refused).has_value()) << refused;
+    }
+}
+
+TEST(StatsTableFormat, CFunctionsPrintInBracesAsPstatsPrintsThem) {
+    // cProfile stores C functions as ("~", 0, "<built-in method builtins.len>") and pstats
+    // prints them as {built-in method builtins.len}; a "~" name without angle brackets as is.
+    std::vector<ringprof::FunctionStats> rows(3);
+    rows[0].file = "~", rows[0].name = "<built-in method builtins.len>";
+    rows[1].file = "~", rows[1].name = "<method 'append' of 'list' objects>";
+    rows[2].file = "~", rows[2].name = "plain";
+    for (auto& r : rows) r.counts.ncalls = r.counts.primitive_calls = 1;
+    const std::string t = ringprof::stats_table(rows);
+    EXPECT_NE(t.find(" plain\n"), std::string::npos) << t;
+    const auto len = t.find(" {built-in method builtins.len}\n");
+    const auto append = t.find(" {method 'append' of 'list' objects}\n");
+    ASSERT_NE(len, std::string::npos) << t;
+    ASSERT_NE(append, std::string::npos) << t;
+    EXPECT_LT(len, append) << "standard name: the printed names' order";
+    EXPECT_EQ(t.find("~:0"), std::string::npos) << t;
 }
 
 }  // namespace

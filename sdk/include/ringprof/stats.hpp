@@ -42,13 +42,15 @@ struct FunctionStats {
     std::string label() const { return name + signature; }
 };
 
-// The table's sort keys, with pstats' meanings: counts and times descending, names ascending.
-enum class StatsSort { Calls, Cumulative, Tottime, Name, Filename, Line, Stdname };
+// The table's sort keys, with pstats' meanings: counts and times descending, names ascending
+// (Nfl: name, then file, then line).
+enum class StatsSort { Calls, Cumulative, Tottime, Name, Filename, Line, Stdname, Pcalls, Nfl };
 
-// Accepts pstats' names and aliases: calls/ncalls, cumulative/cumtime, tottime/time, name,
-// filename/file, line, stdname.
+// Accepts every key pstats' sort_stats accepts: calls/ncalls, cumulative/cumtime, tottime/time,
+// name, filename/file/module, line, stdname, pcalls, nfl, any unambiguous prefix of one
+// ("cum", "std"), and the legacy integers "-1" (stdname), "0" (calls), "1" (time), "2" (cumulative).
 std::optional<StatsSort> parse_stats_sort(std::string_view key);
-// "calls, cumulative, tottime, name, filename, line, stdname" for usage messages.
+// The key names, for usage messages.
 const char* stats_sort_keys();
 
 struct StatsTableOptions {
@@ -65,6 +67,12 @@ std::string stats_table(const std::vector<FunctionStats>& stats, const StatsTabl
 
 // The saved profile (<run_id>_stats.json): every row with its callees, full file paths.
 std::string write_stats_json(const std::vector<FunctionStats>& stats, std::string_view run_id = {});
+
+// The statistics in the file format of Python's pstats (what cProfile's dump_stats writes, a
+// marshal-serialized dict): pstats.Stats(path), snakeviz, gprof2dot and tuna open it. Each
+// (file, line, name + signature) is one entry, with its callers; C functions named as cProfile
+// names them belong in file "~", line 0.
+std::string write_pstats(const std::vector<FunctionStats>& stats);
 
 class StatsFileError : public std::runtime_error {
 public:

@@ -60,6 +60,8 @@ std::uint8_t recording_state(const Config& c) {
     return c.custom_clock != nullptr ? detail::kSlow : detail::kOn;
 }
 
+// The exit handler's work, also what ends a process that will not run it (see
+// detail::stop_default_session).
 void stop_default_session_at_exit() {
     // Taken first: a thread starting the default session right now finishes before we look.
     std::lock_guard<std::mutex> starting(*g_start_mutex);
@@ -110,6 +112,8 @@ void install_process_handlers() {
 namespace detail {
 
 std::mutex& session_mutex() { return *g_mutex; }
+
+void stop_default_session() { stop_default_session_at_exit(); }
 
 std::uint64_t ring_capacity_for_new_threads() { return g_ring_capacity.load(std::memory_order_relaxed); }
 

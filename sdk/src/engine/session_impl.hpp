@@ -60,6 +60,10 @@ namespace detail {
 std::mutex& session_mutex();
 // Starts the default session unless one exists (slow path of the first marker).
 void ensure_default_session();
+// Does now what the exit handler does: ends the default session (its final files written), and
+// no default session starts again in this process. For processes that end without exit
+// handlers (a Python multiprocessing worker leaves with os._exit).
+void stop_default_session();
 // Ring capacity (events) for threads registering now.
 std::uint64_t ring_capacity_for_new_threads();
 

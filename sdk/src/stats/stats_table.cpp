@@ -22,6 +22,8 @@ const char* order_description(StatsSort sort) {
         case StatsSort::Name: return "function name";
         case StatsSort::Filename: return "file name";
         case StatsSort::Line: return "line number";
+        case StatsSort::Pcalls: return "primitive call count";
+        case StatsSort::Nfl: return "name/file/line";
         case StatsSort::Stdname: break;
     }
     return "standard name";
@@ -33,10 +35,24 @@ std::string shown_file(const std::string& file, bool strip_dirs) {
     return slash == std::string::npos ? file : file.substr(slash + 1);
 }
 
+// pstats' func_std_string: C functions (file "~", line 0: how cProfile stores them, and the
+// Python module's profile rows) print as `{built-in method builtins.len}`, anything else as
+// file:line(label).
+std::string printed_name(const std::string& file, const FunctionStats& f) {
+    if (f.file == "~" && f.line == 0) {
+        const std::string label = f.label();
+        if (label.size() >= 2 && label.front() == '<' && label.back() == '>') {
+            return "{" + label.substr(1, label.size() - 2) + "}";
+        }
+        return label;
+    }
+    return fmt::format(FMT_COMPILE("{}:{}({})"), file, f.line, f.label());
+}
+
 struct Row {
     const FunctionStats* f;
     std::string file;
-    std::string stdname;  // "file:line(label)"
+    std::string stdname;  // "file:line(label)", as printed
 };
 
 bool sorts_before(const Row& a, const Row& b, StatsSort sort) {
@@ -63,6 +79,16 @@ bool sorts_before(const Row& a, const Row& b, StatsSort sort) {
         case StatsSort::Line:
             if (a.f->line != b.f->line) return a.f->line < b.f->line;
             break;
+        case StatsSort::Pcalls:
+            if (x.primitive_calls != y.primitive_calls) return x.primitive_calls > y.primitive_calls;
+            break;
+        case StatsSort::Nfl: {
+            const int c = a.f->label().compare(b.f->label());
+            if (c != 0) return c < 0;
+            if (a.file != b.file) return a.file < b.file;
+            if (a.f->line != b.f->line) return a.f->line < b.f->line;
+            break;
+        }
         case StatsSort::Stdname:
             break;
     }
@@ -81,7 +107,7 @@ std::string stats_table(const std::vector<FunctionStats>& stats, const StatsTabl
         primitive_calls += f.counts.primitive_calls;
         total_time += f.counts.tottime;
         Row r{&f, shown_file(f.file, options.strip_dirs), {}};
-        r.stdname = fmt::format(FMT_COMPILE("{}:{}({})"), r.file, f.line, f.label());
+        r.stdname = printed_name(r.file, f);
         rows.push_back(std::move(r));
     }
     std::stable_sort(rows.begin(), rows.end(),
