@@ -85,9 +85,9 @@ def test_the_stubs_match_the_runtime_module(tmp_path):
 def test_mypy_accepts_typed_use_of_the_api_and_reports_each_misuse(tmp_path):
     needs_mypy()
     mypy = [PYTHON, "-m", "mypy", "--strict", "--no-error-summary", "--cache-dir", str(tmp_path / "cache")]
-    good = run(mypy + [os.path.join(HERE, "typing", "uses_the_api.py")], cwd=str(tmp_path))
+    good = run(mypy + [os.path.join(HERE, "typed_usage", "uses_the_api.py")], cwd=str(tmp_path))
     assert good.returncode == 0, good.stdout + good.stderr
-    misuses = os.path.join(HERE, "typing", "misuses_the_api.py")
+    misuses = os.path.join(HERE, "typed_usage", "misuses_the_api.py")
     with open(misuses) as f:
         expected = {n for n, line in enumerate(f, 1) if "# error:" in line}
     bad = run(mypy + [misuses], cwd=str(tmp_path))
