@@ -14,8 +14,10 @@ jobs=${RINGPROF_JOBS:-$(nproc)}
 build_packages=(cmake make g++ pkg-config libconcurrentqueue-dev libfmt-dev libgtest-dev
                 libbenchmark-dev zlib1g-dev libsimdjson-dev)
 test_packages=(clang libclang-rt-14-dev chromium valgrind)
-# The Python module and its tests (built for Debian's /usr/bin/python3, which these serve).
-python_packages=(pybind11-dev python3-dev python3-pytest python3-numpy)
+# The Python module and its tests (built for Debian's /usr/bin/python3, which these serve;
+# python3-venv for the ctest python_pip, which pip-installs it in fresh virtual environments;
+# mypy checks its type stubs).
+python_packages=(pybind11-dev python3-dev python3-pytest python3-numpy python3-venv mypy)
 python_parts=(-DRINGPROF_BUILD_PYTHON=ON -DPython3_EXECUTABLE=/usr/bin/python3)
 
 install_missing() {

@@ -11,6 +11,7 @@
 Outputs are written at exit (and at ringprof.flush()) in RINGPROF_OUTPUT_DIR, as for C++.
 """
 import functools as _functools
+import os as _os
 
 from ._ringprof import (  # noqa: F401  (the public API)
     add_metadata,
@@ -27,9 +28,11 @@ from ._ringprof import (  # noqa: F401  (the public API)
 from . import _ringprof
 from ._profile import Profile, plot  # noqa: F401
 from . import _forked_workers  # noqa: F401  (multiprocessing workers write their files)
+from ._version import __version__  # noqa: F401
 
 __all__ = ["scope", "function", "step", "gauge", "flush", "enable", "disable", "is_enabled",
-           "add_metadata", "set_thread_name", "dropped_scopes", "timer_tree", "Profile", "plot"]
+           "add_metadata", "set_thread_name", "dropped_scopes", "timer_tree", "Profile", "plot",
+           "get_include", "get_cmake_dir", "get_library", "__version__"]
 
 
 def function(fn=None, *, name=None):
@@ -61,3 +64,39 @@ def timer_tree():
     or None before the first scope."""
     snap = _ringprof._snapshot()
     return None if snap is None else snap["tree"]
+
+
+# The C++ side of a pip-installed ringprof lies inside the package (see docs/python.md), for
+# extensions that must link the same engine: ringprof/include, ringprof/lib.
+_HERE = _os.path.dirname(_os.path.abspath(__file__))
+
+
+def _packaged(*parts):
+    path = _os.path.join(_HERE, *parts)
+    if not _os.path.exists(path):
+        raise FileNotFoundError(
+            "ringprof: %s is not in this installation (%s): the headers and libringprof.so come with "
+            "`pip install`; with a CMake installation use find_package(ringprof) and "
+            "-DCMAKE_PREFIX_PATH=<prefix>" % (_os.path.join(*parts), _HERE))
+    return path
+
+
+def get_include():
+    """The folder to add to the include path (it holds ringprof/ringprof.hpp)."""
+    return _packaged("include")
+
+
+def get_cmake_dir():
+    """The folder of ringprofConfig.cmake: `-Dringprof_DIR=$(python -c 'import ringprof;
+    print(ringprof.get_cmake_dir())')` then find_package(ringprof) and link ringprof::shared."""
+    return _packaged("lib", "cmake", "ringprof")
+
+
+def get_library():
+    """libringprof.so, the engine this module records into: link an extension with it (not the
+    static library) so its PROF_SCOPEs and Python's scopes nest in one tree."""
+    lib = _packaged("lib")
+    names = sorted(n for n in _os.listdir(lib) if n.startswith("libringprof.so"))
+    if not names:
+        raise FileNotFoundError("ringprof: no libringprof.so in %s" % lib)
+    return _os.path.join(lib, names[0])

@@ -1,6 +1,8 @@
 """Shared helpers of the Python tests. Each scenario runs in a fresh interpreter (its own
 session and output files) under a deadline, so a hang fails the test instead of stalling CI.
-The package under test is the installed one (run_pytest.cmake sets PYTHONPATH)."""
+The package under test is an installed one: a CMake installation (run_pytest.cmake sets
+PYTHONPATH and RINGPROF_TEST_PREFIX) or a pip-installed one in the virtual environment of
+RINGPROF_TEST_PYTHON (check_pip_install.cmake)."""
 import gzip
 import json
 import os
@@ -59,6 +61,17 @@ def run_scenario(tmp_path, code, extra_path=(), env=None, run_id="scenario"):
     return Run(out_dir, run_id, done.stdout)
 
 
+def ask_python(code, env=None):
+    """What the interpreter under test prints for `code` (stripped)."""
+    try:
+        done = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, timeout=DEADLINE_SECONDS,
+                              env=env)
+    except subprocess.TimeoutExpired:
+        pytest.fail("%r did not finish within %d s" % (code, DEADLINE_SECONDS))
+    assert done.returncode == 0, "%r failed (%d):\n%s" % (code, done.returncode, done.stderr)
+    return done.stdout.strip()
+
+
 def child(node, name):
     """The child called `name` of a timers-file node (list form), or None."""
     for c in node.get("children", []):
@@ -77,10 +90,12 @@ def path(node, *names):
 @pytest.fixture(scope="session")
 def kernels(tmp_path_factory):
     """The folder holding test_kernels, a C++ extension built against the installed package."""
-    if PREFIX is None:
-        pytest.fail("RINGPROF_TEST_PREFIX is not set: run the tests through ctest (the 'python' test)")
+    # A CMake installation is found by its prefix; a pip-installed ringprof says where its CMake
+    # package is (ringprof.get_cmake_dir()), as a user's build would ask it.
+    package = ("-DCMAKE_PREFIX_PATH=" + PREFIX if PREFIX is not None
+               else "-Dringprof_DIR=" + ask_python("import ringprof; print(ringprof.get_cmake_dir())"))
     build = str(tmp_path_factory.mktemp("kernels_build"))
-    for command in (["cmake", "-S", os.path.join(HERE, "kernels"), "-B", build, "-DCMAKE_PREFIX_PATH=" + PREFIX,
+    for command in (["cmake", "-S", os.path.join(HERE, "kernels"), "-B", build, package,
                      "-DPython3_EXECUTABLE=" + PYTHON, "-DCMAKE_BUILD_TYPE=RelWithDebInfo"],
                     ["cmake", "--build", build]):
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)

@@ -1,0 +1,46 @@
+from types import TracebackType
+from os import PathLike
+from typing import Dict, List, NamedTuple, Optional, Tuple, Type, Union
+
+class ProfilerCode(NamedTuple):
+    file: str
+    line: int
+    name: str
+    signature: str
+
+class ProfilerSubEntry(NamedTuple):
+    code: ProfilerCode
+    callcount: int
+    reccallcount: int
+    totaltime: float
+    inlinetime: float
+
+class ProfilerEntry(NamedTuple):
+    code: ProfilerCode
+    callcount: int
+    reccallcount: int
+    totaltime: float
+    inlinetime: float
+    calls: Optional[List[ProfilerSubEntry]]
+
+_Label = Tuple[str, int, str]
+_CallerStats = Tuple[int, int, float, float]
+_Stats = Dict[_Label, Tuple[int, int, float, float, Dict[_Label, _CallerStats]]]
+
+class Profile:
+    stats: _Stats
+    def __init__(self, custom_timer: None = ..., time_unit: None = ..., subcalls: bool = ...,
+                 builtins: bool = ..., signatures: bool = ...) -> None: ...
+    def enable(self, subcalls: Optional[bool] = ..., builtins: Optional[bool] = ...) -> None: ...
+    def disable(self) -> None: ...
+    def clear(self) -> None: ...
+    def __enter__(self) -> "Profile": ...
+    def __exit__(self, *exc: object) -> bool: ...
+    def getstats(self) -> List[ProfilerEntry]: ...
+    def create_stats(self) -> None: ...
+    def snapshot_stats(self) -> None: ...
+    def dump_stats(self, file: Union[str, "PathLike[str]"]) -> None: ...
+    def stats_table(self, sort: Union[int, str] = ...) -> str: ...
+    def print_stats(self, sort: Union[int, str] = ...) -> None: ...
+
+def plot(profile: Optional[Profile] = ..., path: Optional[str] = ...) -> str: ...

@@ -1,0 +1,1 @@
+"""The build backend of `pip install .` (pyproject.toml): see backend.py."""
