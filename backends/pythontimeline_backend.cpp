@@ -1,13 +1,9 @@
 #include "pythontimeline_backend.hpp"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
 #include <ctime>
 
-#include "ringprof/output_files.hpp"
 #include "process/safe_files.hpp"
+#include "ringprof/output_files.hpp"
 #include "ringprof/steps.hpp"
 
 namespace ringprof::backends {
