@@ -27,6 +27,9 @@ void ChromeTraceBackend::on_start(const RunInfo& run) {
 void ChromeTraceBackend::open_stream() {
     try {
         file_.open(path_);
+    } catch (const OutputRefused&) {
+        failed_ = true;
+        throw;
     } catch (const OutputError& e) {
         failed_ = true;
         throw OutputError(std::string(e.what()) + " (no trace is written)", e.folder(), e.reason());

@@ -1,11 +1,8 @@
 #include "pythontimeline_backend.hpp"
 
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
 #include <ctime>
 
+#include "process/safe_files.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/steps.hpp"
 
@@ -24,11 +21,6 @@ std::string hour_folder(std::int64_t epoch_us) {
     char buf[16];
     std::strftime(buf, sizeof buf, "%Y%m%d%H", &tm);
     return buf;
-}
-
-bool exists(const std::string& path) {
-    struct stat st{};
-    return ::stat(path.c_str(), &st) == 0;
 }
 
 }  // namespace
@@ -52,7 +44,7 @@ std::string PythonTimelineBackend::node_id(std::int64_t pid, const std::string& 
 void PythonTimelineBackend::on_start(const RunInfo& run) {
     root_ = run.output_dir;
     node_ = node_id(run.pid, run.host);
-    temp_path_ = root_ + "/framework/" + node_ + "_pythontimeline.json.tmp";
+    temp_path_ = root_ + "/framework/" + node_ + "_pythontimeline.json.tmp";  // until a file is opened
     os_pid_ = run.pid;
     base_us_ = floor_us(run.start_epoch_ns);
 }
@@ -99,8 +91,12 @@ void PythonTimelineBackend::declare(int pid, std::uint32_t tid) {
 }
 
 void PythonTimelineBackend::open_file(std::uint64_t now_ns) {
-    ensure_output_dir(root_ + "/framework");
-    file_.open(temp_path_);
+    // Every folder below the output folder is opened without following a link, and kept open
+    // for the rename at close.
+    framework_ = detail::OutputFolder::open(root_).subfolder("framework");
+    const int fd = detail::create_new_file(framework_, node_ + "_pythontimeline.json.tmp", &temp_name_);
+    temp_path_ = framework_.path_of(temp_name_);
+    file_.adopt(fd, temp_path_);
     opened_ns_ = now_ns;
     file_bytes_ = 0;
     end_us_ = 0;
@@ -145,16 +141,12 @@ void PythonTimelineBackend::close_file() {
         }
         throw OutputError(std::string(e.what()) + " (the incomplete file is left there)", e.folder(), e.reason());
     }
-    const std::string folder = root_ + "/framework/pevents/" + hour_folder(end_us_);
-    ensure_output_dir(folder);
+    const detail::OutputFolder hour = framework_.subfolder("pevents").subfolder(hour_folder(end_us_));
     std::int64_t end_us = end_us_;
-    std::string target;
-    do {  // a name is never reused; a later END_US still covers every event in the file
-        target = folder + "/" + std::to_string(end_us++) + "_" + node_ + "_pythontimeline.json";
-    } while (exists(target));
-    if (std::rename(temp_path_.c_str(), target.c_str()) != 0) {
-        const OutputError e = output_error("cannot rename", temp_path_, errno);
-        throw OutputError(std::string(e.what()) + " to '" + target + "'", e.folder(), e.reason());
+    // A name is never reused, nor anything already there replaced; a later END_US still covers
+    // every event in the file.
+    while (!detail::rename_if_free(framework_, temp_name_, hour,
+                                   std::to_string(end_us++) + "_" + node_ + "_pythontimeline.json")) {
     }
 }
 

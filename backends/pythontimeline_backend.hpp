@@ -1,8 +1,10 @@
 // SageMaker Debugger's pythontimeline files (FORMATS.md §2), readable by smdebug's own
 // TraceEventParser and MergedTimeline:
 //   <output_dir>/framework/pevents/<YYYYMMDDHH>/<END_US>_<NODE_ID>_pythontimeline.json
-// written as <output_dir>/framework/<NODE_ID>_pythontimeline.json.tmp and renamed when the file
-// rotates (size or age) or the session ends, so every file under pevents/ is complete JSON.
+// written as <output_dir>/framework/<NODE_ID>_pythontimeline.json.tmp (or another free name, if
+// a regular file already has that one) and renamed when the file rotates (size or age) or the
+// session ends, so every file under pevents/ is complete JSON. Folders and files are made as
+// process/safe_files.hpp says: a link planted at any of these names is refused, never followed.
 //
 // Phases (smdebug's "pid"): 0 is the time base, `Step:ModeKeys.<MODE>` holds the steps and
 // "ringprof" every scope; threads are told apart by `tid`, each declared by a thread_name event
@@ -17,6 +19,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "process/safe_files.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/timeline_backend.hpp"
 #include "timeline_text.hpp"
@@ -64,7 +67,9 @@ private:
     std::unordered_map<std::uint32_t, std::string> thread_names_;
     NameCache names_;
 
-    OutputFile file_;  // never written by a forked child
+    detail::OutputFolder framework_;  // <output_dir>/framework, opened with the file
+    std::string temp_name_;           // the open file's name in it
+    OutputFile file_;                 // never written by a forked child
     std::uint64_t opened_ns_ = 0;
     std::uint64_t file_bytes_ = 0;
     std::int64_t end_us_ = 0;  // the largest event end in the open file, absolute

@@ -104,7 +104,7 @@ struct DrainerPasses {
     ThreadRing ring{kEvents, kEvents};
     ClockCalibration clock;
     Aggregator aggregator{clock};
-    ThreadTrack track{&ring, 0, 0, 0};
+    ThreadTrack track{&ring};
     OtherCoreFiller filler;
     std::uint64_t produced = 0;
 
@@ -190,7 +190,7 @@ void BM_DrainerBulkHandoff(benchmark::State& state) {
     ThreadRing ring(kEvents, kEvents);
     ClockCalibration clock;
     Aggregator aggregator(clock);
-    ThreadTrack track(&ring, 0, 0, 0);
+    ThreadTrack track(&ring);
     std::vector<Event> blocks[2] = {std::vector<Event>(kEvents), std::vector<Event>(kEvents)};
     const OtherCoreFiller filler;
     std::uint64_t produced = 0, decoded = 0, pass = 0;

@@ -8,10 +8,9 @@
 
 #include <string>
 
-#include <fstream>
-
 #include "profile_hook.hpp"
 #include "ringprof/flame.hpp"
+#include "ringprof/output_files.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "scope_types.hpp"
@@ -133,10 +132,11 @@ void write_flame_page(const std::string& path, const std::string& title) {
     std::string page;
     page = ringprof::python::without_gil(
         [&] { return ringprof::render_html(ringprof::flame_profile(current_session()->snapshot(), title)); });
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << page;
-    out.close();
-    if (!out) throw std::runtime_error("ringprof.plot: cannot write " + path);
+    try {
+        ringprof::write_file_atomically(path, page);  // never through a link someone else put at `path`
+    } catch (const ringprof::OutputError& e) {
+        throw std::runtime_error(std::string("ringprof.plot: ") + e.what());
+    }
 }
 
 // Where this copy of the extension was loaded from.

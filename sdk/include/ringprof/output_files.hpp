@@ -6,12 +6,17 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <utility>
 #include <string>
 #include <string_view>
 
 namespace ringprof {
+
+namespace detail {
+class OutputFolder;
+}  // namespace detail
 
 class OutputError : public std::runtime_error {
 public:
@@ -27,6 +32,18 @@ public:
 private:
     std::string folder_;
     std::string reason_;
+};
+
+// A name in an output folder holds something ringprof did not create there (a link, a FIFO, a
+// folder, a file with other names): it is left as it is and nothing is written through it.
+class OutputRefused : public OutputError {
+public:
+    // `path` holds `what_is_there` ("a symbolic link", ...).
+    OutputRefused(const std::string& path, const std::string& what_is_there);
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
 };
 
 // Creates `dir` and its parents if missing, and checks that files can be created in it.
@@ -47,8 +64,13 @@ public:
     OutputFile(const OutputFile&) = delete;
     OutputFile& operator=(const OutputFile&) = delete;
 
-    // Creates or truncates `path` for writing; throws OutputError.
+    // Creates a new file at `path` for writing, replacing a previous regular file there: it is
+    // created under a temporary name and renamed into place at once, so whatever another user
+    // may have put at `path` (a link, a FIFO) is never opened; that is refused (OutputRefused).
+    // Throws OutputError.
     void open(const std::string& path);
+    // Takes `fd`, a file this process has just created, as the file named `path`.
+    void adopt(int fd, std::string path);
     // Open and owned by this process (false in a forked child for its parent's file).
     bool is_open() const;
     // Writes all of `data`; throws OutputError. Does nothing in a process that does not own it.
@@ -66,13 +88,17 @@ private:
 };
 
 // A file that appears at its path only when complete: written as "<path>.<pid>.tmp" (the
-// writing process's own name, so processes sharing a folder never write into one file), then
-// renamed over `path` by commit(). Until then a previous version of `path` stays in place, and
-// a file destroyed uncommitted (an error, an exception) removes its temporary file. The one
-// temporary-then-rename writer of the project: snapshot files and `ringprof merge` use it.
+// writing process's own name, so processes sharing a folder never write into one file; another
+// free name if a regular file already has it), then renamed over `path` by commit(). Until then
+// a previous version of `path` stays in place, and a file destroyed uncommitted (an error, an
+// exception) removes its temporary file. Only files it creates itself are written: a link or
+// anything that is not a regular file at either name is left as it is and refused
+// (OutputRefused). The one temporary-then-rename writer of the project: snapshot files and
+// `ringprof merge` use it.
 class AtomicFile {
 public:
-    // Creates the temporary file; throws OutputError.
+    // Creates the temporary file in the folder of `path` (links in the folder's path are followed:
+    // it is the caller's choice; the file names are not); throws OutputError.
     explicit AtomicFile(std::string path);
     ~AtomicFile();  // removes the temporary file unless committed
     AtomicFile(const AtomicFile&) = delete;
@@ -94,6 +120,8 @@ private:
     void write_buffer();
 
     std::string path_;
+    std::unique_ptr<detail::OutputFolder> folder_;  // the folder opened once, for the rename
+    std::string temp_name_;
     OutputFile file_;
     std::string buffer_;
     bool committed_ = false;

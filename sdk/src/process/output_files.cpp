@@ -10,8 +10,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
+
+#include "process/safe_files.hpp"
 
 namespace ringprof {
 
@@ -83,25 +86,40 @@ namespace {
 // lines of ~100 bytes, and 1 MiB was the merge writer's stdio buffer before it used this class.
 constexpr std::size_t kAtomicFileBuffer = std::size_t{1} << 20;
 
+std::string base_name(const std::string& path) {
+    const std::size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The folder of the file `path`; an error names the file, as one from creating it would.
+detail::OutputFolder folder_of_file(const std::string& path) {
+    try {
+        return detail::OutputFolder::open(folder_of(path));
+    } catch (const OutputError& e) {
+        throw OutputError("cannot create '" + path + "': " + e.reason(), e.folder(), e.reason());
+    }
+}
+
 OutputError keeping_previous(const OutputError& e, const std::string& path) {
     return OutputError(std::string(e.what()) + " (the previous version of '" + path + "', if any, is kept)",
                        e.folder(), e.reason());
 }
 }  // namespace
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
-    file_.open(path_ + "." + std::to_string(current_pid()) + ".tmp");
+AtomicFile::AtomicFile(std::string path)
+    : path_(std::move(path)), folder_(std::make_unique<detail::OutputFolder>(folder_of_file(path_))) {
+    const int fd = detail::create_new_file(*folder_, base_name(path_) + "." + std::to_string(current_pid()) + ".tmp", &temp_name_);
+    file_.adopt(fd, folder_->path_of(temp_name_));
 }
 
 AtomicFile::~AtomicFile() {
     if (committed_ || !file_.is_open()) return;  // a forked child never removes its parent's file
-    const std::string temp = file_.path();
     try {
         file_.close();
     } catch (const OutputError&) {
         // Being discarded anyway.
     }
-    ::unlink(temp.c_str());
+    ::unlinkat(folder_->fd(), temp_name_.c_str(), 0);
 }
 
 void AtomicFile::write_buffer() {
@@ -142,17 +160,17 @@ void AtomicFile::write_at(std::uint64_t offset, std::string_view data) {
 void AtomicFile::commit() {
     if (!file_.is_open()) return;
     write_buffer();
-    const std::string temp = file_.path();
     try {
         file_.close();
     } catch (const OutputError& e) {
-        ::unlink(temp.c_str());
+        ::unlinkat(folder_->fd(), temp_name_.c_str(), 0);
         throw keeping_previous(e, path_);
     }
-    if (std::rename(temp.c_str(), path_.c_str()) != 0) {
-        const int err = errno;
-        ::unlink(temp.c_str());
-        throw output_error("cannot replace", path_, err);
+    try {
+        detail::replace_file(*folder_, temp_name_, *folder_, base_name(path_));
+    } catch (const OutputError&) {
+        ::unlinkat(folder_->fd(), temp_name_.c_str(), 0);
+        throw;
     }
     committed_ = true;
 }
@@ -164,10 +182,24 @@ OutputFile::~OutputFile() {
 }
 
 void OutputFile::open(const std::string& path) {
+    const detail::OutputFolder folder = folder_of_file(path);
+    const std::string name = base_name(path);
+    std::string temp;
+    const int fd = detail::create_new_file(folder, name + "." + std::to_string(current_pid()) + ".tmp", &temp);
+    try {
+        detail::replace_file(folder, temp, folder, name);  // in place at once: readers may follow it
+    } catch (const OutputError&) {
+        ::unlinkat(folder.fd(), temp.c_str(), 0);
+        ::close(fd);
+        throw;
+    }
+    adopt(fd, path);
+}
+
+void OutputFile::adopt(int fd, std::string path) {
     if (fd_ >= 0) ::close(fd_);
-    path_ = path;
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd_ < 0) throw output_error("cannot create", path, errno);
+    fd_ = fd;
+    path_ = std::move(path);
     owner_ = current_pid();
 }
 

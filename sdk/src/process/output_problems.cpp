@@ -25,7 +25,12 @@ std::string OutputProblems::folder_for(const std::string& folder) const {
 bool OutputProblems::report(const std::string& who, const char* stage, const std::exception& e) {
     std::string key;
     std::string line;
-    if (const auto* out = dynamic_cast<const OutputError*>(&e); out != nullptr && !out->folder().empty()) {
+    if (dynamic_cast<const OutputRefused*>(&e) != nullptr) {
+        // One line per refused name: each is something another user may have planted.
+        key = std::string("refused\n") + e.what();
+        line = std::string("ringprof: ") + e.what() + (who.empty() ? "" : " (" + who + " output not written)") +
+               "; recording goes on and the other outputs are written";
+    } else if (const auto* out = dynamic_cast<const OutputError*>(&e); out != nullptr && !out->folder().empty()) {
         const std::string folder = folder_for(out->folder());
         key = folder + '\n' + out->reason();
         line = "ringprof: output folder '" + folder + "': " + out->reason() + " (" + e.what() +

@@ -1,6 +1,8 @@
 // Says each output problem once. Every output of a session lives in one folder, so one cause
 // (an unwritable folder, a full disk) would otherwise be reported by every backend and every
-// snapshot: a problem is reported once per folder and reason, and any new reason once more.
+// snapshot: a problem is reported once per folder and reason, and any new reason once more. A
+// refused name (OutputRefused: a link or a FIFO at a name ringprof writes) is reported once per
+// name.
 #pragma once
 
 #include <exception>

@@ -12,18 +12,24 @@ namespace ringprof::detail {
 namespace {
 constexpr int kMaxCandidates = 64;  // "<run_id>_<pid>", then "_2"... (pids can repeat across hosts)
 
-std::string claim_path(const std::string& dir, const std::string& run_id) {
-    return (dir.empty() ? std::string(".") : dir) + "/." + run_id + ".ringprof_claim";
-}
+std::string claim_name(const std::string& run_id) { return "." + run_id + ".ringprof_claim"; }
 }  // namespace
 
 RunClaim::~RunClaim() { release(); }
 
-RunClaim::Outcome RunClaim::try_claim(const std::string& path) {
+RunClaim::Outcome RunClaim::try_claim(const std::string& name) {
     // Retried when the file was replaced between open and lock (its holder released it).
     for (int attempt = 0; attempt < 8; ++attempt) {
-        const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-        if (fd < 0) return Outcome::Unavailable;
+        bool created = false;
+        int fd = -1;
+        try {
+            fd = open_shared_file(folder_, name, &created);
+        } catch (const OutputRefused& e) {
+            std::fprintf(stderr, "ringprof: %s (the run id's claim; this process writes its files without one)\n", e.what());
+            return Outcome::Unavailable;
+        } catch (const OutputError&) {
+            return Outcome::Unavailable;  // the folder's problem is reported with the outputs
+        }
         struct flock lock{};
         lock.l_type = F_WRLCK;
         lock.l_whence = SEEK_SET;
@@ -33,13 +39,14 @@ RunClaim::Outcome RunClaim::try_claim(const std::string& path) {
             return err == EACCES || err == EAGAIN ? Outcome::Taken : Outcome::Unavailable;
         }
         struct stat held{}, named{};
-        if (::fstat(fd, &held) == 0 && ::stat(path.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
-            held.st_ino == named.st_ino) {
+        if (::fstat(fd, &held) == 0 && ::fstatat(folder_.fd(), name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+            held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
             fd_ = fd;
             owner_ = ::getpid();
-            path_ = path;
-            const std::string pid = std::to_string(owner_) + "\n";  // for a curious reader
-            if (::ftruncate(fd, 0) == 0 && ::write(fd, pid.data(), pid.size()) < 0) {
+            name_ = name;
+            // For a curious reader; only into a file this process made (not another user's).
+            const std::string pid = std::to_string(owner_) + "\n";
+            if (created && ::write(fd, pid.data(), pid.size()) < 0) {
                 // informational only
             }
             return Outcome::Claimed;
@@ -51,7 +58,12 @@ RunClaim::Outcome RunClaim::try_claim(const std::string& path) {
 
 std::string RunClaim::claim(const std::string& dir, const std::string& run_id) {
     release();
-    switch (try_claim(claim_path(dir, run_id))) {
+    try {
+        folder_ = OutputFolder::open(dir);
+    } catch (const OutputError&) {
+        return run_id;  // reported with the outputs
+    }
+    switch (try_claim(claim_name(run_id))) {
         case Outcome::Claimed:
         case Outcome::Unavailable: return run_id;
         case Outcome::Taken: break;
@@ -59,7 +71,7 @@ std::string RunClaim::claim(const std::string& dir, const std::string& run_id) {
     const std::string base = run_id + "_" + std::to_string(::getpid());
     for (int n = 1; n <= kMaxCandidates; ++n) {
         const std::string candidate = n == 1 ? base : base + "_" + std::to_string(n);
-        const Outcome o = try_claim(claim_path(dir, candidate));
+        const Outcome o = try_claim(claim_name(candidate));
         if (o == Outcome::Taken) continue;
         std::fprintf(stderr,
                      "ringprof: run id '%s' is in use by another process writing to '%s'; this process writes "
@@ -71,11 +83,13 @@ std::string RunClaim::claim(const std::string& dir, const std::string& run_id) {
 }
 
 void RunClaim::release() {
-    if (fd_ < 0) return;
-    // Unlinked while still locked: a process that opened the old file finds it replaced.
-    if (owner_ == ::getpid()) ::unlink(path_.c_str());
-    ::close(fd_);
-    fd_ = -1;
+    if (fd_ >= 0) {
+        // Unlinked while still locked: a process that opened the old file finds it replaced.
+        if (owner_ == ::getpid()) ::unlinkat(folder_.fd(), name_.c_str(), 0);
+        ::close(fd_);
+        fd_ = -1;
+    }
+    folder_ = OutputFolder();
 }
 
 }  // namespace ringprof::detail

@@ -4,12 +4,16 @@
 //
 // The claim is a lock on "<output_dir>/.<run_id>.ringprof_claim" (a POSIX record lock: the
 // system releases it when the process dies, it is not inherited by a forked child, and it works
-// on network file systems), so a crashed run leaves no claim behind.
+// on network file systems), so a crashed run leaves no claim behind. The file is opened as
+// process/safe_files.hpp says (never through a link, never blocking, only a regular file with no
+// other name), and written into only when this process created it.
 #pragma once
 
 #include <sys/types.h>
 
 #include <string>
+
+#include "process/safe_files.hpp"
 
 namespace ringprof::detail {
 
@@ -29,11 +33,12 @@ public:
 
 private:
     enum class Outcome { Claimed, Taken, Unavailable };
-    Outcome try_claim(const std::string& path);
+    Outcome try_claim(const std::string& name);
 
+    OutputFolder folder_;  // the output folder, opened once: the claim's name is never followed
     int fd_ = -1;
     pid_t owner_ = 0;
-    std::string path_;
+    std::string name_;
 };
 
 }  // namespace ringprof::detail
