@@ -30,7 +30,7 @@ using Kind = detail::TimelineRecord::Kind;
 detail::TimelineRecords decode_ring(detail::ThreadRing& ring, detail::WithheldSpans* withheld = nullptr) {
     detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
     detail::Aggregator aggregator(clock);
-    detail::ThreadTrack track(&ring, 0);
+    detail::ThreadTrack track(&ring);
     detail::TimelineRecords stream;
     const std::uint64_t head = ring.ring().readable_head();
     EXPECT_EQ(aggregator.decode(track, ring.ring().tail(), head, &stream, withheld), head) << "decoded up to the head";

@@ -40,7 +40,7 @@ TimerNode fold_with_cost(std::uint64_t cost_ticks, bool subtract) {
     ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);  // 1 tick = 1 ns
     Aggregator aggregator(clock);
     aggregator.set_marker_cost(cost_ticks, subtract);
-    ThreadTrack track(&ring, 0);
+    ThreadTrack track(&ring);
     aggregator.decode(track, 0, events.size(), nullptr);
     Snapshot s;
     aggregator.fill(s, {&track});
