@@ -1,6 +1,7 @@
 // The SPSC ring on its own: ordering under a concurrent consumer, and whole-scope admission.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -305,6 +306,7 @@ TEST(Ring, AProducerHandedNoSegmentGrowsItselfAndTheConsumerReadsEveryEventInOrd
     ASSERT_NE(first, nullptr);
     Ring ring(first, 1 << 22, free_segment, allocate_segment_unfaulted);
     const std::uint64_t n = static_cast<std::uint64_t>(testing::scaled(2'000'000));
+    std::atomic<std::uint64_t> progress{0};
     std::thread producer([&] {
         std::uint64_t written = 0;
         while (written < n) {
@@ -312,8 +314,11 @@ TEST(Ring, AProducerHandedNoSegmentGrowsItselfAndTheConsumerReadsEveryEventInOrd
             Event e[3];
             for (std::uint64_t i = 0; i < len; ++i) e[i] = Event{written + i, (written + i) << 4};
             if (ring.try_write(e, len)) written += len;
+            progress.store(written, std::memory_order_relaxed);
         }
     });
+    // The consumer starts once the first segment (64 events) cannot hold what was written.
+    while (progress.load(std::memory_order_relaxed) < std::min<std::uint64_t>(n, 1000)) std::this_thread::yield();
     const std::uint64_t grow_begin = make_tag(&growth_site(), EventKind::Begin);
     const std::uint64_t grow_end = make_tag(&growth_site(), EventKind::End);
     std::uint64_t expected = 0, grow_records = 0;
