@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "blocking_backend.hpp"
 #include "bounded_child.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
@@ -26,6 +27,7 @@ namespace ringprof {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::BlockingBackend;
 using testing::ChildOutcome;
 using testing::run_bounded;
 using testing::scaled;
@@ -305,16 +307,6 @@ TEST(WaitPolicy, ExitingWhileProducersWaitFinishes) {
     EXPECT_EQ(child.exit_code, 0);
 }
 
-// Blocks the drainer inside its first periodic snapshot until released.
-class BlockingBackend : public Backend {
-public:
-    const char* name() const override { return "blocking"; }
-    void on_snapshot(const Snapshot&) override {
-        while (!released.load()) std::this_thread::sleep_for(1ms);
-    }
-    std::atomic<bool> released{false};
-};
-
 TEST(WaitPolicy, ABackendThatBlocksTheDrainerTurnsWaitsIntoCountedDrops) {
     TempDir dir;
     const ChildOutcome child = run_bounded(
@@ -328,7 +320,7 @@ TEST(WaitPolicy, ABackendThatBlocksTheDrainerTurnsWaitsIntoCountedDrops) {
             session.add_backend(std::move(backend));
             const long iterations = scaled(50'000);
             std::thread stuck_flush([] { flush(); });  // the drainer blocks in the backend
-            std::this_thread::sleep_for(20ms);
+            blocking->wait_until_entered();
             std::thread producer([&] { nested_loop(iterations); });
             producer.join();  // must finish although nobody drains
             blocking->released = true;

@@ -10,10 +10,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "blocking_backend.hpp"
 #include "engine/ring_room.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
@@ -24,6 +26,7 @@
 namespace ringprof {
 namespace {
 
+using testing::BlockingBackend;
 using testing::scaled;
 using testing::TempDir;
 using testing::timers_only;
@@ -130,10 +133,17 @@ TEST(RingGrowth, APoolOfThreeTimesTheCoresStartingTogetherIsExactWithoutAWaitWhi
 
 // With no segment prepared by the drainer, the thread maps its next segment itself: counted per
 // thread, visible as a `ringprof.grow` scope where it happened, and nothing lost or waited for.
+// The drainer is held in a backend meanwhile, so it neither reads nor prepares: a slow build (a
+// sanitizer's) would otherwise let it keep up and the ring would never fill.
 TEST(RingGrowth, AThreadWhoseNextSegmentIsNotReadyGrowsItsOwnRingCountedAndVisible) {
     TempDir dir;
     detail::prepare_segments_ahead(false);
     Session session(timers_only(dir));
+    auto backend = std::make_unique<BlockingBackend>();
+    BlockingBackend* blocking = backend.get();
+    session.add_backend(std::move(backend));
+    std::thread held_flush([&] { session.flush(); });
+    blocking->wait_until_entered();
     const long pairs = scaled(20'000);  // 80,000 events: past the first segment and the second
     std::uint32_t tid = 0;
     std::thread hot([&] {
@@ -145,6 +155,8 @@ TEST(RingGrowth, AThreadWhoseNextSegmentIsNotReadyGrowsItsOwnRingCountedAndVisib
         }
     });
     hot.join();
+    blocking->released = true;
+    held_flush.join();
     const Snapshot s = session.snapshot();
     detail::prepare_segments_ahead(true);
     const TimerNode* outer = s.tree.root.find("hot") ? s.tree.root.find("hot")->find("outer") : nullptr;

@@ -261,6 +261,7 @@ TEST(RingAdmission, AOneOffRecordInsideARefusedScopeIsStillWrittenIfItFits) {
 TEST(Ring, GrowingThroughSegmentsLosesAndReordersNothingUnderAConcurrentConsumer) {
     RingSegment* first = allocate_segment(64);
     ASSERT_NE(first, nullptr);
+    prepare_segments_ahead(false);  // only the segments offered here: none from the shared pool
     Ring ring(first, 1 << 14, free_segment);
     const std::uint64_t n = static_cast<std::uint64_t>(testing::scaled(2'000'000));
     std::thread producer([&] {
@@ -292,6 +293,7 @@ TEST(Ring, GrowingThroughSegmentsLosesAndReordersNothingUnderAConcurrentConsumer
         }
     }
     producer.join();
+    prepare_segments_ahead(true);
     EXPECT_TRUE(in_order);
     EXPECT_EQ(expected, n);
     EXPECT_GE(offered, 2u);

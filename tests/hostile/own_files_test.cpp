@@ -41,7 +41,8 @@ ChildOutcome record_into(const Config& config, const std::string& err_path) {
 }
 
 int work_count(const std::string& timers_path) {
-    const TimerNode* work = parse_timers_json(read_text(timers_path)).root.find("work");
+    const TimerTree tree = parse_timers_json(read_text(timers_path));
+    const TimerNode* work = tree.root.find("work");
     return work != nullptr ? static_cast<int>(work->count) : -1;
 }
 
