@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -186,28 +187,42 @@ TEST(RingGrowth, AThreadWhoseNextSegmentIsNotReadyGrowsItsOwnRingCountedAndVisib
 }
 
 // Below RINGPROF_RING_BYTES a full ring grows; at it, the thread waits for the drainer (the
-// default policy), and every scope is kept.
+// default policy), and every scope is kept. The drainer is held until the thread has filled most
+// of its grown ring, so the wait happens whatever the build's speed; it is released well within
+// the second after which a waiter takes the drainer for stalled.
 TEST(RingGrowth, AThreadWaitsOnlyOnceItsRingHasReachedTheConfiguredMaximum) {
     TempDir dir;
     detail::prepare_segments_ahead(false);
     Config c = timers_only(dir);
     c.ring_bytes = 64 << 10;  // 4,096 events: the first segment and one growth
     Session session(c);
-    const long pairs = scaled(50'000);
+    auto backend = std::make_unique<BlockingBackend>();
+    BlockingBackend* blocking = backend.get();
+    session.add_backend(std::move(backend));
+    std::thread held_flush([&] { session.flush(); });
+    blocking->wait_until_entered();
+    const long pairs = 4 * 4096;
+    const long nearly_full = 800;  // 3,200 events: past the first segment, short of 4,096 slots
+    std::atomic<bool> nearly_full_reached{false};
     std::thread hot([&] {
         for (long i = 0; i < pairs; ++i) {
+            if (i == nearly_full) nearly_full_reached = true;
             PROF_SCOPE("outer");
             PROF_SCOPE("inner");
         }
     });
+    while (!nearly_full_reached.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    blocking->released = true;
     hot.join();
+    held_flush.join();
     const Snapshot s = session.snapshot();
     detail::prepare_segments_ahead(true);
     ASSERT_NE(s.tree.root.find("outer"), nullptr);
     EXPECT_EQ(s.tree.root.find("outer")->count, static_cast<std::uint64_t>(pairs));
     EXPECT_EQ(s.dropped, 0u);
     EXPECT_EQ(s.growths, 1u) << "16 KiB -> 64 KiB, then no further";
-    EXPECT_GT(s.waits, 0u) << "200,000 events cannot fit 64 KiB without waiting for the drainer";
+    EXPECT_GT(s.waits, 0u) << "the ring at its maximum, with the drainer held, can only wait";
 }
 
 }  // namespace
