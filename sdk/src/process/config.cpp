@@ -7,34 +7,19 @@
 #include <string>
 
 #include "process/env_settings.hpp"
-#include "engine/ring_room.hpp"
+#include "process/numeric_settings.hpp"
 #include "ringprof/config.hpp"
 
 namespace ringprof {
-
-namespace {
-// Accepted ranges of the numeric settings; anything else is refused with a message.
-constexpr std::uint64_t kMinRingBytes = 1024;            // 64 events: less cannot hold one deep stack
-constexpr std::uint64_t kMaxFlushIntervalMs = 86400000;  // a day
-constexpr std::uint64_t kMaxTimelineMinNs = 3600000000000;  // an hour
-constexpr std::uint64_t kMaxTimelineDepth = 1000000;
-constexpr std::uint64_t kMinQueueSpans = 16;
-constexpr std::uint64_t kMaxQueueSpans = std::uint64_t{1} << 26;  // about 3 GiB at 48 bytes a span
-// A pythontimeline file of less than 64 KiB holds a few hundred spans: smaller limits only
-// multiply files (0 once wrote 107,037 files in 0.3 s).
-constexpr std::uint64_t kMinPythonTimelineBytes = std::uint64_t{64} << 10;
-constexpr std::uint64_t kMaxPythonTimelineBytes = std::uint64_t{1} << 40;
-constexpr std::uint64_t kMaxPythonTimelineSeconds = 604800;  // a week; 0: no age limit
-}  // namespace
 
 Config Config::from_environment() {
     Config c;
     using detail::env_bool;
     using detail::env_string;
-    using detail::env_unsigned;
+    const auto env_setting = [](const detail::NumericSetting& s) { return detail::env_unsigned(s.name, s.min, s.max); };
     if (auto v = env_string("RINGPROF_OUTPUT_DIR")) c.output_dir = *v;
     if (auto v = env_string("RINGPROF_RUN_ID")) c.run_id = *v;
-    if (auto v = env_unsigned("RINGPROF_RING_BYTES", kMinRingBytes, detail::kMaxRingBytes)) {
+    if (auto v = env_setting(detail::kRingBytesSetting)) {
         c.ring_bytes = static_cast<std::size_t>(*v);
     }
     // RINGPROF_ENABLED is this setting's first name, kept working; it is also the compile-out
@@ -53,21 +38,21 @@ Config Config::from_environment() {
         else if (*v == "list") c.timers_format = TimersFormat::List;
         else detail::warn_env("RINGPROF_TIMERS_FORMAT", *v, "expected 'list' or 'dict'");
     }
-    if (auto v = env_unsigned("RINGPROF_FLUSH_INTERVAL_MS", 0, kMaxFlushIntervalMs)) {
+    if (auto v = env_setting(detail::kFlushIntervalSetting)) {
         c.flush_interval_ms = static_cast<std::uint32_t>(*v);
     }
     if (auto v = env_bool("RINGPROF_SUBTRACT_OVERHEAD")) c.subtract_overhead = *v;
-    if (auto v = env_unsigned("RINGPROF_TIMELINE_MIN_NS", 0, kMaxTimelineMinNs)) c.timeline_min_ns = *v;
-    if (auto v = env_unsigned("RINGPROF_TIMELINE_MAX_DEPTH", 0, kMaxTimelineDepth)) {
+    if (auto v = env_setting(detail::kTimelineMinNsSetting)) c.timeline_min_ns = *v;
+    if (auto v = env_setting(detail::kTimelineMaxDepthSetting)) {
         c.timeline_max_depth = static_cast<std::uint32_t>(*v);
     }
-    if (auto v = env_unsigned("RINGPROF_TIMELINE_QUEUE_SPANS", kMinQueueSpans, kMaxQueueSpans)) {
+    if (auto v = env_setting(detail::kTimelineQueueSpansSetting)) {
         c.timeline_queue_spans = static_cast<std::size_t>(*v);
     }
-    if (auto v = env_unsigned("RINGPROF_PYTHONTIMELINE_MAX_BYTES", kMinPythonTimelineBytes, kMaxPythonTimelineBytes)) {
+    if (auto v = env_setting(detail::kPythonTimelineBytesSetting)) {
         c.pythontimeline_max_bytes = *v;
     }
-    if (auto v = env_unsigned("RINGPROF_PYTHONTIMELINE_MAX_SECONDS", 0, kMaxPythonTimelineSeconds)) {
+    if (auto v = env_setting(detail::kPythonTimelineSecondsSetting)) {
         c.pythontimeline_max_seconds = static_cast<std::uint32_t>(*v);
     }
     if (auto v = env_string("RINGPROF_ON_FULL")) {

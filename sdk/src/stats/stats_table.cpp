@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 
+#include "json/json_text.hpp"
 #include "ringprof/stats.hpp"
 
 namespace ringprof {
@@ -107,7 +108,8 @@ std::string stats_table(const std::vector<FunctionStats>& stats, const StatsTabl
         primitive_calls += f.counts.primitive_calls;
         total_time += f.counts.tottime;
         Row r{&f, shown_file(f.file, options.strip_dirs), {}};
-        r.stdname = printed_name(r.file, f);
+        // Names and files hold whatever bytes the program gave; the table is UTF-8 text.
+        r.stdname = detail::valid_utf8(printed_name(r.file, f));
         rows.push_back(std::move(r));
     }
     std::stable_sort(rows.begin(), rows.end(),
