@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <new>
 #include <string>
 
 #include "command.hpp"
@@ -83,6 +84,9 @@ int run(int argc, char** argv) {
         const auto stats = ringprof::load_stats_json(input);
         options.source = input;  // pstats names the file it read above the table
         table = ringprof::stats_table(stats, options);
+    } catch (const std::bad_alloc&) {
+        report(kName, out_of_memory(input));
+        return kExitFailed;
     } catch (const std::exception& e) {
         report(kName, e.what());
         return kExitFailed;

@@ -452,12 +452,24 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
         for (auto& notes : notes_of)
             for (auto& n : notes) result.notes.push_back(std::move(n));
 
+        // Every input was left out: no file stands for a merge that did not happen.
+        if (result.files_merged == 0 && !skipped.empty()) {
+            for (auto& [path, reason] : skipped) result.skipped.push_back({path, reason});
+            for (const auto& d : found.duplicates) result.notes.push_back(d.path + ": " + d.reason);
+            return result;
+        }
         m::TraceNumber end_for_name = m::TraceNumber::integer(0);
         if (plan.range) end_for_name = plan.range->second;
         else if (max_end) end_for_name = *max_end;
         result.output_path = (std::filesystem::path(out_dir) /
                               (std::to_string(m::round_half_even(end_for_name)) + "_" + node_id + "_merged_timeline.json"))
                                  .string();
+        for (const m::TraceFile& f : files) {
+            if (std::filesystem::equivalent(f.path, result.output_path, ec)) {
+                throw MergeError(result.output_path + ": the merged file would replace one of its inputs; "
+                                 "choose another output folder");
+            }
+        }
         std::vector<m::TrackFirst> firsts;  // of the tracks with committed events
         for (const auto& f : first_of_thread)
             if (f) firsts.push_back(*f);
