@@ -464,12 +464,6 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
         result.output_path = (std::filesystem::path(out_dir) /
                               (std::to_string(m::round_half_even(end_for_name)) + "_" + node_id + "_merged_timeline.json"))
                                  .string();
-        for (const m::TraceFile& f : files) {
-            if (std::filesystem::equivalent(f.path, result.output_path, ec)) {
-                throw MergeError(result.output_path + ": the merged file would replace one of its inputs; "
-                                 "choose another output folder");
-            }
-        }
         std::vector<m::TrackFirst> firsts;  // of the tracks with committed events
         for (const auto& f : first_of_thread)
             if (f) firsts.push_back(*f);
