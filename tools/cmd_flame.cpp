@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string>
 
 #include "command.hpp"
@@ -94,6 +95,11 @@ int run(int argc, char** argv) {
         output = stem_of(input) + (format == "html" ? "_flame.html" : format == "svg" ? "_flame.svg" : "_folded.txt");
     }
 
+    if (output != "-" && same_file(input, output)) {
+        report(kName, fmt::format("{}: -o names the input file, which the output would replace; choose another", output));
+        return kExitUsage;
+    }
+
     std::string text;
     try {
         const ringprof::FlameProfile profile = ringprof::load_flame_profile(input);
@@ -106,6 +112,9 @@ int run(int argc, char** argv) {
         } else {
             text = ringprof::render_folded(profile.merged);
         }
+    } catch (const std::bad_alloc&) {
+        report(kName, out_of_memory(input));
+        return kExitFailed;
     } catch (const std::exception& e) {
         report(kName, e.what());
         return kExitFailed;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,6 +99,9 @@ int run(int argc, char** argv) {
     MergeResult r;
     try {
         r = start ? merger.merge_timeline(*start, *end, unit) : merger.merge_all();
+    } catch (const std::bad_alloc&) {
+        report(kName, fmt::format("{}: out of memory while merging; no merged file written", path));
+        return kExitFailed;
     } catch (const MergeError& e) {
         const bool bad_range = std::strstr(e.what(), "before start") || std::strstr(e.what(), "must be after");
         if (bad_range) return usage_error(e.what());
@@ -106,6 +110,10 @@ int run(int argc, char** argv) {
     }
     for (const auto& s : r.skipped) report(kName, fmt::format("skipped {}: {}", s.path, s.reason));
     for (const auto& n : r.notes) report(kName, fmt::format("warning: {}", n));
+    if (r.output_path.empty()) {
+        report(kName, fmt::format("{}: every input was skipped (listed above); no merged file written", path));
+        return kExitFailed;
+    }
     if (!write_stdout(kName, r.output_path + "\n")) return kExitFailed;
     report(kName, fmt::format("{} events from {} files ({} skipped)", r.events_written, r.files_merged, r.skipped.size()));
     if (r.complete()) return kExitOk;

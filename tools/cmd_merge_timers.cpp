@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,12 @@ int run(int argc, char** argv) {
         }
     }
     if (inputs.empty()) return usage_error(kName, kUsageLine, "no input file given");
+    for (const std::string& path : inputs) {
+        if (!out_path.empty() && same_file(path, out_path)) {
+            report(kName, fmt::format("{}: -o names an input file, which the output would replace; choose another", out_path));
+            return kExitUsage;
+        }
+    }
     TimerTree merged;
     int merged_files = 0, skipped = 0;
     for (const std::string& path : inputs) {
@@ -69,6 +76,9 @@ int run(int argc, char** argv) {
             const TimerTree t = load_timers_json(path);
             merged.merge(t, graft, /*parallel=*/true);
             ++merged_files;
+        } catch (const std::bad_alloc&) {
+            report(kName, fmt::format("skipped {}", out_of_memory(path)));
+            ++skipped;
         } catch (const std::exception& e) {
             report(kName, fmt::format("skipped {}", e.what()));
             ++skipped;

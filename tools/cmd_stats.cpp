@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <new>
 #include <string>
 
 #include "command.hpp"
@@ -106,6 +107,9 @@ int run(int argc, char** argv) {
         const auto stats = ringprof::load_stats_json(input);
         options.source = input;  // pstats names the file it read above the table
         table = ringprof::stats_table(stats, options);
+    } catch (const std::bad_alloc&) {
+        report(kName, out_of_memory(input));
+        return kExitFailed;
     } catch (const std::exception& e) {
         report(kName, e.what());
         return kExitFailed;

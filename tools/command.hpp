@@ -35,6 +35,13 @@ int usage_error(std::string_view command, std::string_view usage, const std::str
 // One line "ringprof NAME: message" on stderr.
 void report(std::string_view command, const std::string& message);
 
+// True when `output` is the file `input` names (the same path, a symbolic or a hard link): an
+// output there would replace the input it is made from.
+bool same_file(const std::string& input, const std::string& output);
+
+// "out of memory while reading PATH": what every subcommand says of a std::bad_alloc.
+std::string out_of_memory(const std::string& path);
+
 // Writes to standard output and flushes; false (after reporting, naming standard output) when the
 // bytes did not all arrive, e.g. `> /dev/full` or a closed pipe.
 bool write_stdout(std::string_view command, std::string_view text);

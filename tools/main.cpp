@@ -1,7 +1,11 @@
 // ringprof: work with saved profiles (merge timelines, print statistics, draw flame graphs).
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
 #include <cerrno>
+#include <exception>
+#include <new>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +22,13 @@ namespace {
 std::vector<const Command*>& registry() {
     static std::vector<const Command*> all;
     return all;
+}
+
+// The command line after the subcommand's name, for a message that has nothing more precise.
+std::string arguments(int argc, char** argv) {
+    std::string s;
+    for (int i = 2; i < argc; ++i) s += (i > 2 ? " " : "") + std::string(argv[i]);
+    return s;
 }
 
 std::string usage_text() {
@@ -43,6 +54,16 @@ int usage_error(std::string_view command, std::string_view usage, const std::str
     report(command, message);
     fmt::print(stderr, "{}\n(more: ringprof {} --help)\n", usage, command);
     return kExitUsage;
+}
+
+bool same_file(const std::string& input, const std::string& output) {
+    struct stat a {}, b {};
+    if (::stat(input.c_str(), &a) != 0 || ::stat(output.c_str(), &b) != 0) return false;
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+std::string out_of_memory(const std::string& path) {
+    return fmt::format("{}: out of memory while reading it", path);
 }
 
 bool write_stdout(std::string_view command, std::string_view text) {
@@ -82,7 +103,17 @@ int main(int argc, char** argv) {
         return write_stdout("--version", fmt::format("ringprof {}\n", RINGPROF_VERSION_STRING)) ? kExitOk : kExitFailed;
     }
     for (const Command* c : commands()) {
-        if (c->name == first) return c->run(argc - 1, argv + 1);
+        if (c->name != first) continue;
+        // Subcommands name the file they were reading; this is the last resort that keeps an
+        // exception from aborting the program with no word of what it was working on.
+        try {
+            return c->run(argc - 1, argv + 1);
+        } catch (const std::bad_alloc&) {
+            report(c->name, fmt::format("out of memory working on {} (nothing written)", arguments(argc, argv)));
+        } catch (const std::exception& e) {
+            report(c->name, fmt::format("{} (working on {})", e.what(), arguments(argc, argv)));
+        }
+        return kExitFailed;
     }
     fmt::print(stderr, "ringprof: unknown command '{}'\n{}", argv[1], usage_text());
     return kExitUsage;

@@ -35,7 +35,9 @@ struct SkippedInput {
 };
 
 struct MergeResult {
-    std::string output_path;           // the merged file (written even when no event matched: "[]")
+    // The merged file (written even when no event matched: "[]"); empty, and nothing written,
+    // when every input was skipped.
+    std::string output_path;
     std::uint64_t events_written = 0;  // X events
     std::uint64_t metadata_written = 0;  // process_name, process_sort_index, thread_name events
     std::uint64_t files_merged = 0;

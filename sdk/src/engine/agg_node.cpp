@@ -1,15 +1,10 @@
 #include "engine/agg_node.hpp"
 
+#include "timers/children_by_name.hpp"
+
 namespace ringprof::detail {
 
-AggNode& AggNode::child(std::string_view child_name) {
-    for (AggNode& c : children) {
-        if (c.name == child_name) return c;
-    }
-    children.emplace_back();
-    children.back().name = std::string(child_name);
-    return children.back();
-}
+AggNode& AggNode::child(std::string_view child_name) { return find_or_add_child(children, index, child_name); }
 
 void AggNode::charge(double seconds, std::uint64_t calls, std::uint64_t contributor) {
     total += seconds;

@@ -1,12 +1,13 @@
 // One thread's aggregates, keyed by call path: each node is a (site, key) reached through a
 // unique chain of parents. Kept in a flat vector with index links so the drainer's per-event
-// work is a short sibling scan and two additions, with no allocation once the paths are known.
+// work is one hash probe and two additions, with no allocation once the paths are known.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "engine/timeline_records.hpp"
+#include "timers/child_index.hpp"
 #include "ringprof/site.hpp"
 
 namespace ringprof::detail {
@@ -34,7 +35,7 @@ public:
 
     CallTree() { nodes_.emplace_back(); }
 
-    // Inline, the hot loop's case (the child entered last); the sibling scan out of line, so
+    // Inline, the hot loop's case (the child entered last); the index lookup out of line, so
     // that the compiler still inlines this into the drainer's decode loop (it stopped once
     // decode had two instances: 30 instructions more per Begin, callgrind).
     std::uint32_t child(std::uint32_t parent, const Site* site, std::uint64_t key) {
@@ -62,6 +63,9 @@ public:
 
 private:
     std::uint32_t find_or_add_child(std::uint32_t parent, const Site* site, std::uint64_t key);
+    static std::uint64_t hash_of(std::uint32_t parent, const Site* site, std::uint64_t key) {
+        return (reinterpret_cast<std::uintptr_t>(site) * 0x9e3779b97f4a7c15ull) ^ (key * 0xc2b2ae3d27d4eb4full) ^ parent;
+    }
     std::uint32_t add_child(std::uint32_t parent, const Site* site, std::uint64_t key) {
         const auto index = static_cast<std::uint32_t>(nodes_.size());
         CallNode n;
@@ -83,6 +87,8 @@ private:
     }
 
     std::vector<CallNode> nodes_;
+    // Every node but the root by (parent, site, key): siblings are found without a scan.
+    ChildIndex children_;
 };
 
 }  // namespace ringprof::detail

@@ -4,11 +4,14 @@
 #include "trace/byte_source.hpp"
 #include "ringprof/flame.hpp"
 #include "ringprof/timers_json.hpp"
-#include "trace/file_text.hpp"
 
 namespace ringprof {
 
 namespace {
+
+// A timers file is parsed whole; real ones are a few megabytes (a million distinct scopes about
+// 100 MiB).
+constexpr std::size_t kMaxTimersFileBytes = std::size_t{512} << 20;
 
 // A thread that adopted a context holds its scopes under the adopting scope's path, whose nodes
 // got no time from it: the thread's time is in the first timed node down each branch.
@@ -65,21 +68,30 @@ FlameProfile load_flame_profile(const std::string& path) {
     } catch (const detail::NotATraceError& e) {
         why = e.what();
     }
-    // Not an event list: a timers file is the other input a flame graph is drawn from.
+    // Not an event list: a timers file is the other input a flame graph is drawn from. Read as it
+    // streams (inflated when gzip), its first byte looked at before the rest is held.
     std::string text;
-    if (const std::string problem = detail::read_file_text(path, text); !problem.empty()) {
-        throw FlameInputError(path + ": " + problem);
-    }
-    if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b) {
-        try {  // a gzip-compressed timers file
-            auto src = detail::gzip_source(detail::memory_source(text));
-            std::string plain;
-            char buf[1 << 16];
-            while (const std::size_t n = src->read(buf, sizeof buf)) plain.append(buf, n);
-            text = std::move(plain);
-        } catch (const detail::InputError& e) {
-            throw FlameInputError(path + ": " + e.what());
+    try {
+        auto src = detail::open_trace_file(path);
+        char buf[1 << 16];
+        bool started = false;  // a byte other than white space seen
+        while (const std::size_t n = src->read(buf, sizeof buf)) {
+            if (!started) {
+                const std::string_view chunk(buf, n);
+                const std::size_t first = chunk.find_first_not_of(" \t\r\n");
+                if (first != std::string_view::npos && chunk[first] != '{') {
+                    throw FlameInputError(path + ": not a timers JSON or trace file: " + why);
+                }
+                started = first != std::string_view::npos;
+            }
+            text.append(buf, n);
+            if (text.size() > kMaxTimersFileBytes) {
+                throw FlameInputError(path + ": a timers file larger than " + std::to_string(kMaxTimersFileBytes >> 20) +
+                                      " MiB, the most a flame graph reads whole");
+            }
         }
+    } catch (const detail::InputError& e) {
+        throw FlameInputError(path + ": " + e.what());
     }
     const std::size_t first = text.find_first_not_of(" \t\r\n");
     if (first == std::string::npos) throw FlameInputError(path + ": the file is empty");

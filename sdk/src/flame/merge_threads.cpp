@@ -1,6 +1,7 @@
 #include <unordered_map>
 
 #include "flame/profile_from_trace.hpp"
+#include "timers/children_by_name.hpp"
 
 namespace ringprof::detail {
 
@@ -9,8 +10,9 @@ namespace {
 // Paths, not node pointers, identify merged nodes: children vectors reallocate as they grow.
 void add(TimerNode& dst, const TimerNode& src, std::string& path, std::size_t thread,
          std::unordered_map<std::string, std::size_t>& first_thread) {
+    ChildrenByName children(dst.children);
     for (const TimerNode& c : src.children) {
-        TimerNode& d = dst.child(c.name);
+        TimerNode& d = children.child(c.name);
         d.total += c.total;
         d.count += c.count;
         d.is_parallel = d.is_parallel || c.is_parallel;

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "timers/children_by_name.hpp"
 #include "trace/byte_source.hpp"
 #include "trace/trace_reader.hpp"
 
@@ -25,6 +26,26 @@ struct Interval {
     std::uint32_t name;
     std::uint32_t seq;  // arrival order, the tie-break that keeps the sort stable
     std::int64_t step;  // -1: none
+};
+
+// A node of a tree being built span by span: a TimerNode plus the index of its children, which a
+// node with many distinct children needs for every span that enters one of them.
+struct BuildNode {
+    std::string name;
+    double total = 0.0;
+    std::uint64_t count = 0;
+    std::vector<BuildNode> children;
+    ChildIndex index;
+
+    TimerNode to_timer_node() && {
+        TimerNode n(std::move(name));
+        n.total = total;
+        n.count = count;
+        n.children.reserve(children.size());
+        for (BuildNode& c : children) n.children.push_back(std::move(c).to_timer_node());
+        children.clear();
+        return n;
+    }
 };
 
 struct Thread {
@@ -120,10 +141,11 @@ private:
         first = spans.front().ts;
         last = first;
         struct Level {
-            TimerNode* node;
+            BuildNode* node;
             double end;
         };
-        std::vector<Level> stack{{&root, std::numeric_limits<double>::infinity()}};
+        BuildNode top;
+        std::vector<Level> stack{{&top, std::numeric_limits<double>::infinity()}};
         for (const Interval& s : spans) {
             while (stack.size() > 1 && s.ts >= stack.back().end) stack.pop_back();
             // Folded: its time is already in the ancestor's total (spans nested in it fold too).
@@ -139,12 +161,15 @@ private:
                     it->second.second = std::max(it->second.second, s.ts + s.dur);
                 }
             }
-            TimerNode& n = stack.back().node->child(names_[s.name]);
+            BuildNode& parent = *stack.back().node;
+            BuildNode& n = find_or_add_child(parent.children, parent.index, names_[s.name]);
             n.total += s.dur * 1e-6;
             n.count += 1;
             stack.push_back({&n, s.ts + s.dur});
             last = std::max(last, s.ts + s.dur);
         }
+        top.name = root.name;
+        root = std::move(top).to_timer_node();
         root.total = (last - first) * 1e-6;
         root.count = 1;
     }

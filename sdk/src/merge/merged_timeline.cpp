@@ -452,6 +452,12 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
         for (auto& notes : notes_of)
             for (auto& n : notes) result.notes.push_back(std::move(n));
 
+        // Every input was left out: no file stands for a merge that did not happen.
+        if (result.files_merged == 0 && !skipped.empty()) {
+            for (auto& [path, reason] : skipped) result.skipped.push_back({path, reason});
+            for (const auto& d : found.duplicates) result.notes.push_back(d.path + ": " + d.reason);
+            return result;
+        }
         m::TraceNumber end_for_name = m::TraceNumber::integer(0);
         if (plan.range) end_for_name = plan.range->second;
         else if (max_end) end_for_name = *max_end;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_map>
 
 #include "engine/session_impl.hpp"
 #include "ringprof/detail/signature_scope.hpp"
@@ -44,15 +45,26 @@ std::vector<FunctionStats> difference(const std::vector<FunctionStats>& now, con
         new_index[i] = out.size();
         out.push_back(std::move(f));
     }
+    // A callee of `base` as the row of `now` it is: callees are then matched by index, not by
+    // comparing every pair (a function with n callees cost n^2 comparisons of four fields).
+    std::vector<std::size_t> now_of_base(base.size(), SIZE_MAX);
+    for (std::size_t i = 0; i < now.size(); ++i) {
+        const auto it = before.find(id_of(now[i]));
+        if (it != before.end()) now_of_base[static_cast<std::size_t>(it->second - base.data())] = i;
+    }
+    std::unordered_multimap<std::size_t, const CallCounts*> base_callees;  // by row of `now`
     for (FunctionStats& f : out) {
         const auto it = before.find(id_of(f));
+        base_callees.clear();
+        if (it != before.end()) {
+            for (const CalleeStats& b : it->second->callees) {
+                if (now_of_base[b.callee] != SIZE_MAX) base_callees.emplace(now_of_base[b.callee], &b.counts);
+            }
+        }
         std::vector<CalleeStats> kept;
         for (CalleeStats c : f.callees) {
-            if (it != before.end()) {
-                for (const CalleeStats& b : it->second->callees) {
-                    if (id_of(base[b.callee]) == id_of(now[c.callee])) subtract(c.counts, b.counts);
-                }
-            }
+            const auto [from, to] = base_callees.equal_range(c.callee);
+            for (auto b = from; b != to; ++b) subtract(c.counts, *b->second);
             if (c.counts.ncalls == 0 || new_index[c.callee] == SIZE_MAX) continue;
             c.callee = new_index[c.callee];
             kept.push_back(c);

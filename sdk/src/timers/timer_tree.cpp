@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "ringprof/timer_tree.hpp"
+#include "timers/children_by_name.hpp"
 
 namespace ringprof {
 
@@ -12,19 +13,14 @@ double TimerNode::self() const {
 }
 
 TimerNode& TimerNode::child(std::string_view child_name) {
-    for (TimerNode& c : children) {
-        if (c.name == child_name) return c;
-    }
+    if (TimerNode* c = detail::scan_children(children, child_name)) return *c;
     children.emplace_back();
     children.back().name = std::string(child_name);
     return children.back();
 }
 
 const TimerNode* TimerNode::find(std::string_view child_name) const {
-    for (const TimerNode& c : children) {
-        if (c.name == child_name) return &c;
-    }
-    return nullptr;
+    return detail::scan_children(children, child_name);
 }
 
 const TimerNode* TimerNode::find_path(std::string_view path) const {
@@ -41,7 +37,9 @@ void TimerNode::merge(const TimerNode& other, bool parallel) {
     total += other.total;
     count += other.count;
     is_parallel = is_parallel || parallel || other.is_parallel;
-    for (const TimerNode& c : other.children) child(c.name).merge(c, parallel);
+    // One index of this node's children for all of other's: linear in both trees' sizes.
+    detail::ChildrenByName mine(children);
+    for (const TimerNode& c : other.children) mine.child(c.name).merge(c, parallel);
 }
 
 void Gauge::set(double v, std::uint64_t when_ns) {

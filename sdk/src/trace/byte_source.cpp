@@ -1,6 +1,8 @@
 #include "trace/byte_source.hpp"
 
 #include <cerrno>
+#include <cstdint>
+#include <string>
 #include <cstring>
 #include <vector>
 
@@ -58,6 +60,7 @@ public:
             if (z_.avail_in == 0 && !in_eof_) {
                 const std::size_t n = in_->read(buf_.data(), buf_.size());
                 if (n == 0) in_eof_ = true;
+                compressed_ += n;
                 z_.next_in = reinterpret_cast<Bytef*>(buf_.data());
                 z_.avail_in = static_cast<uInt>(n);
             }
@@ -79,6 +82,13 @@ public:
         }
         const std::size_t produced = static_cast<std::size_t>(reinterpret_cast<char*>(z_.next_out) - dst);
         if (produced == 0 && !member_done_) throw InputError("truncated gzip stream (no data)");
+        inflated_ += produced;
+        if (inflated_ > kGzipRatioCheckedFrom && inflated_ / kMaxGzipRatio > compressed_) {
+            throw InputError("gzip data inflates to over " + std::to_string(kMaxGzipRatio) +
+                             " times its compressed size (" + std::to_string(inflated_ >> 20) + " MiB from " +
+                             std::to_string(compressed_ >> 10) + " KiB so far), past the limit no trace reaches: "
+                             "a gzip bomb, read no further");
+        }
         return produced;
     }
 
@@ -88,6 +98,8 @@ private:
     z_stream z_;
     bool in_eof_ = false;
     bool member_done_ = false;
+    std::uint64_t compressed_ = 0;  // bytes taken from `in_`
+    std::uint64_t inflated_ = 0;    // bytes handed out
 };
 
 }  // namespace

@@ -33,7 +33,12 @@ public:
 
 std::unique_ptr<ByteSource> open_file_source(const std::string& path);  // throws InputError
 std::unique_ptr<ByteSource> memory_source(std::string_view bytes);      // bytes must outlive it
-// Inflates gzip (several members allowed, as Python's gzip reads them).
+// Inflates gzip (several members allowed, as Python's gzip reads them). Gzip data that inflates
+// to more than kMaxGzipRatio times its compressed size, once past kGzipRatioCheckedFrom bytes,
+// is refused as it is read (InputError): a gzip bomb, not a trace (Chrome traces inflate about
+// 25 times; deflate's own maximum is about 1,000).
+inline constexpr std::size_t kMaxGzipRatio = 200;
+inline constexpr std::size_t kGzipRatioCheckedFrom = std::size_t{64} << 20;
 std::unique_ptr<ByteSource> gzip_source(std::unique_ptr<ByteSource> compressed);
 // A file, inflated when it starts with gzip's magic bytes, whatever its name.
 std::unique_ptr<ByteSource> open_trace_file(const std::string& path);

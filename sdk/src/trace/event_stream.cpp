@@ -1,6 +1,7 @@
 #include "trace/event_stream.hpp"
 
 #include <cstring>
+#include <string>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -63,7 +64,14 @@ bool EventStream::fill() {
         end_ -= mark_;
         mark_ = 0;
     }
-    if (end_ == cap_) {  // one value larger than the buffer: grow
+    if (end_ == cap_) {  // one value larger than the buffer: grow, up to the bound
+        if (end_ >= kMaxValueBytes) {
+            const std::string what = "an event longer than " + std::to_string(kMaxValueBytes >> 20) +
+                                     " MiB, the most one event may hold (it starts at byte " +
+                                     std::to_string(consumed_) + ")";
+            if (object_form_ && !array_seen_) throw NotATraceError(what);
+            throw InputError(what);
+        }
         cap_ *= 2;
         buf_.resize(cap_ + simdjson::SIMDJSON_PADDING + 2);
     }

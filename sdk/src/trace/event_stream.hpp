@@ -2,7 +2,8 @@
 // top-level array, or the "traceEvents" member of a top-level object) and hands out one element's
 // text at a time. Only structure is checked here (strings, nesting, commas, the end of the input);
 // each element's own syntax is checked when it is parsed. Memory: one chunk plus the largest
-// single element.
+// single element, which may hold at most kMaxValueBytes (a longer one is refused as it is read,
+// before it is held whole: a single field of a gigabyte would otherwise cost several).
 #pragma once
 
 #include <cstddef>
@@ -15,6 +16,10 @@
 #include "trace/byte_source.hpp"
 
 namespace ringprof::detail {
+
+// The most one event (or one other top-level value) of a trace may hold. Real events are at most
+// a few kilobytes; a value this long is refused, with where it starts.
+inline constexpr std::size_t kMaxValueBytes = std::size_t{64} << 20;
 
 class EventStream {
 public:
