@@ -57,25 +57,29 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
 
 // An End that does not close the innermost open scope: a scope ended on another thread than the
 // one that opened it, or events lost to a marker in an interrupting signal handler. If the End's
-// scope is open further down, it is closed there alone (what this thread opened since stays
-// open, so its later scopes keep their parents); otherwise the End is ignored. Either way it is
-// counted, and never charged to a scope it does not close.
+// scope is open further down, it is closed there with every scope opened inside it (their own
+// Ends were lost, or come later and are then ignored): the stack is whole again at once, and
+// later scopes get their right parents. An End whose scope is not open is ignored. Either way it
+// is counted, and nothing is charged to a scope the End does not belong to.
 void Aggregator::close_misnested(ThreadTrack& track, const Site* site, std::uint64_t end_ticks) {
     ++misnested_;
     if (!misnested_said_) {
         misnested_said_ = true;
         std::fprintf(stderr,
-                     "ringprof: a scope ended out of order on thread %u (\"%s\"): ended on another thread than the "
-                     "one that opened it, or by a marker in a signal handler; such ends are not charged and are "
-                     "counted in the metadata as misnested_scopes\n",
-                     track.tid, site != nullptr ? site->name : "?");
+                     "ringprof: a scope ended out of order on thread %u: ended on another thread than the one that "
+                     "opened it, or lost to a marker in a signal handler; counted in the metadata as "
+                     "misnested_scopes\n",
+                     track.tid);
     }
     for (std::size_t k = track.stack.size() - 1; k-- > 1;) {
-        if (track.tree.nodes()[track.stack[k].node].site == site) {
-            track.tree.charge(track.stack[k].node, end_ticks - track.stack[k].begin_ticks);
-            track.stack.erase(track.stack.begin() + static_cast<std::ptrdiff_t>(k));
-            return;
+        if (track.tree.nodes()[track.stack[k].node].site != site) continue;
+        for (std::size_t open = track.stack.size(); open-- > k;) {
+            const OpenScope& o = track.stack[open];
+            // An adopted context's placeholder takes no time of its own (as at its AdoptEnd).
+            if (track.tree.nodes()[o.node].site != nullptr) track.tree.charge(o.node, end_ticks - o.begin_ticks);
         }
+        track.stack.resize(k);
+        return;
     }
 }
 
