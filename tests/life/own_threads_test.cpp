@@ -120,13 +120,15 @@ void record_to(const TempDir& dir, const char* run_id, const char* backends) {
 
 // ---- signals ------------------------------------------------------------------------------------
 
-// The handler a program would have: clean up and exit(). It says (exit code 3) when the kernel
-// picked one of ringprof's threads to run it.
-void exit_on_sigterm(int) {
+// The handler of the program: it says (exit code 3) when the kernel picked one of ringprof's
+// threads to run it; on a thread of the program it lets that thread exit() (from the thread
+// rather than the handler, so a sanitizer sees no unsafe call in a handler).
+volatile sig_atomic_t g_sigterm_taken = 0;
+void on_sigterm(int) {
     char name[16] = {};
     ::prctl(PR_GET_NAME, name);
     if (std::strncmp(name, "ringprof-", 9) == 0) ::_exit(3);  // ringprof-drain, ringprof-write
-    std::exit(0);
+    g_sigterm_taken = 1;
 }
 
 void set_sigterm_blocked(bool blocked) {
@@ -137,15 +139,15 @@ void set_sigterm_blocked(bool blocked) {
 }
 
 // The program's threads block SIGTERM while one is sent to the process: only ringprof's threads
-// could take it. It must wait instead for the program's thread that unblocks it, whose handler's
-// exit() then writes every output whole.
-TEST(OwnThreads, AProcessSignalWhoseHandlerExitsIsNeverRunOnRingprofsThreads) {
+// could take it. It must wait instead for the program's thread that unblocks it, which then
+// exits, and every output is written whole.
+TEST(OwnThreads, AProcessSignalIsHandledOnAThreadOfTheProgramNeverOnRingprofs) {
     TempDir dir;
     const Outcome o = run_bounded(
         [&] {
             record_to(dir, "sig", "timers,trace");
             struct sigaction act {};
-            act.sa_handler = exit_on_sigterm;
+            act.sa_handler = on_sigterm;
             ::sigaction(SIGTERM, &act, nullptr);
             for (int i = 0; i < 1000; ++i) { PROF_SCOPE("work"); }  // the drainer and the writer run
             flush();
@@ -157,7 +159,8 @@ TEST(OwnThreads, AProcessSignalWhoseHandlerExitsIsNeverRunOnRingprofsThreads) {
             }
             std::thread taker([] {
                 set_sigterm_blocked(false);  // the pending SIGTERM is delivered here
-                for (;;) ::pause();
+                while (g_sigterm_taken == 0) ::pause();
+                std::exit(0);
             });
             taker.join();
             return 1;  // not reached
@@ -267,25 +270,38 @@ TEST(OwnThreads, ABackendBlockedInTheFinalSnapshotHoldsExitForABoundedTime) {
 
 // ---- signal handlers during the session's start ------------------------------------------------
 
-void scope_in_handler(int) { PROF_SCOPE("in_handler"); }
+volatile sig_atomic_t g_main_starting = 0;
+volatile sig_atomic_t g_signals_seen = 0;
+void scope_in_handler(int) {
+    g_signals_seen = g_signals_seen + 1;
+    if (g_main_starting != 0) {
+        PROF_SCOPE("in_handler");
+    }
+}
 
-// A timer signal every 50 us lands inside the first marker's start of the default session (which
-// takes milliseconds): the handler's marker must not wait for the start it interrupted.
+// Another thread signals the main thread as fast as it can while the main thread's first marker
+// starts the default session (and registers the thread): the handler's marker lands inside that
+// start, and must not wait for the locks its own thread holds there.
 TEST(OwnThreads, AHandlerRunningAMarkerWhileTheSessionStartsNeverHangs) {
     TempDir dir;
-    for (int round = 0; round < 3; ++round) {
+    for (int round = 0; round < 3; ++round) {  // the signal lands inside the start in most rounds
         const Outcome o = run_bounded(
             [&] {
                 record_to(dir, "starting", "timers");
                 struct sigaction act {};
                 act.sa_handler = scope_in_handler;
                 act.sa_flags = SA_RESTART;
-                ::sigaction(SIGALRM, &act, nullptr);
-                const itimerval often{{0, 50}, {0, 50}};
-                ::setitimer(ITIMER_REAL, &often, nullptr);
+                ::sigaction(SIGUSR1, &act, nullptr);
+                std::atomic<bool> started{false};
+                const pthread_t main_thread = ::pthread_self();
+                std::thread signaller([&] {
+                    while (!started) ::pthread_kill(main_thread, SIGUSR1);
+                });
+                while (g_signals_seen < 10) std::this_thread::yield();  // the signals come fast now
+                g_main_starting = 1;
                 { PROF_SCOPE("first"); }
-                const itimerval stop{};
-                ::setitimer(ITIMER_REAL, &stop, nullptr);
+                started = true;
+                signaller.join();
                 return 0;
             },
             "", 20s);
