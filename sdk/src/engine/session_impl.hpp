@@ -69,11 +69,14 @@ void ensure_default_session();
 std::uint64_t ring_capacity_for_new_threads();
 
 // How long the end of a session (the exit handler, most often) waits for the drainer and the
-// timeline writer to write the final outputs. A final snapshot of a large run takes seconds on a
-// loaded machine (a deep tree, the trace's last compressed blocks), so this is far above what
-// writing takes; a backend blocked past it (on a lock, a full pipe, a hung network mount) is not
-// waited for, and exit goes on without the outputs still being written, saying so.
-inline constexpr std::chrono::seconds kMaxExitWait{10};
+// timeline writer to write the final outputs. Writing them takes milliseconds to seconds (a deep
+// tree, the trace's last compressed blocks), but a machine overloaded hundreds of times over
+// stretched the final snapshot of a small run past 10 s (ExactByDefault at a load average of
+// 500 on two cores), so the bound is well above that; a backend blocked past it (on a lock, a
+// full pipe, a hung network mount) is not waited for, and exit goes on without the outputs still
+// being written, saying so.
+inline constexpr std::chrono::seconds kMaxExitWait{30};
+
 // Scopes the slow path saw closed on another thread than the one that opened them
 // (recorder_slow_path.cpp).
 std::uint64_t foreign_closes() noexcept;
