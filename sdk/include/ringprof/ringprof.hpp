@@ -32,6 +32,7 @@
 #include "ringprof/profile.hpp"
 #include "ringprof/signature.hpp"
 #include "ringprof/steps.hpp"
+#include "ringprof/signal_handler.hpp"
 
 namespace ringprof {
 

@@ -1,10 +1,12 @@
 #include "engine/aggregator.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string_view>
 #include <utility>
 
+#include "engine/internal_failures.hpp"
 #include "ringprof/detail/event.hpp"
 
 namespace ringprof::detail {
@@ -15,6 +17,8 @@ double as_double(std::uint64_t bits) {
     std::memcpy(&v, &bits, sizeof v);
     return v;
 }
+
+FailingWork g_failed_decode{"decoding a thread's events"};
 
 // decode() writes a Thread record first; it is taken back when no record of the thread follows.
 void take_back_if_alone(TimelineRecords* records, const TimelineRecords::Mark& before,
@@ -33,9 +37,50 @@ void open_scope(ThreadTrack& track, std::uint32_t node, std::uint64_t begin_tick
 
 std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
                                  TimelineRecords* records, WithheldSpans* withheld) {
-    if (records == nullptr) return decode_events<Timeline::Off>(track, from, to, nullptr, nullptr);
-    if (withheld == nullptr) return decode_events<Timeline::Full>(track, from, to, records, nullptr);
-    return decode_events<Timeline::SpansWithheld>(track, from, to, records, withheld);
+    try {
+        if (records == nullptr) return decode_events<Timeline::Off>(track, from, to, nullptr, nullptr);
+        if (withheld == nullptr) return decode_events<Timeline::Full>(track, from, to, records, nullptr);
+        return decode_events<Timeline::SpansWithheld>(track, from, to, records, withheld);
+    } catch (const std::exception& e) {
+        // Out of memory for a node or a span: where the decode stopped is unknown, so the rest of
+        // the range is skipped and the thread starts over at the root, as a thread whose scopes
+        // began before the session does (their Ends are ignored). Decoding the range again would
+        // count its first part twice and nest what follows under scopes that are closed.
+        note_internal_failure(g_failed_decode, &e);
+        track.stack.resize(1);
+        track.steps.clear();
+        track.step = -1;
+        track.step_mode = 0;
+        return to;
+    }
+}
+
+// An End that does not close the innermost open scope: a scope ended on another thread than the
+// one that opened it, or events lost to a marker in an interrupting signal handler. If the End's
+// scope is open further down, it is closed there with every scope opened inside it (their own
+// Ends were lost, or come later and are then ignored): the stack is whole again at once, and
+// later scopes get their right parents. An End whose scope is not open is ignored. Either way it
+// is counted, and nothing is charged to a scope the End does not belong to.
+void Aggregator::close_misnested(ThreadTrack& track, const Site* site, std::uint64_t end_ticks) {
+    ++misnested_;
+    if (!misnested_said_) {
+        misnested_said_ = true;
+        std::fprintf(stderr,
+                     "ringprof: a scope ended out of order on thread %u: ended on another thread than the one that "
+                     "opened it, or lost to a marker in a signal handler; counted in the metadata as "
+                     "misnested_scopes\n",
+                     track.tid);
+    }
+    for (std::size_t k = track.stack.size() - 1; k-- > 1;) {
+        if (track.tree.nodes()[track.stack[k].node].site != site) continue;
+        for (std::size_t open = track.stack.size(); open-- > k;) {
+            const OpenScope& o = track.stack[open];
+            // An adopted context's placeholder takes no time of its own (as at its AdoptEnd).
+            if (track.tree.nodes()[o.node].site != nullptr) track.tree.charge(o.node, end_ticks - o.begin_ticks);
+        }
+        track.stack.resize(k);
+        return;
+    }
 }
 
 // What the timeline gets is decided once per call: the loop then has no branch for it.
@@ -77,6 +122,10 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
             case EventKind::End: {
                 // An End with nothing open began before this session: nothing to charge.
                 if (track.stack.size() > 1) {
+                    if (__builtin_expect(track.tree.nodes()[track.stack.back().node].site != pointer_of(e.tag), 0)) {
+                        close_misnested(track, static_cast<const Site*>(pointer_of(e.tag)), e.tsc);
+                        break;
+                    }
                     const OpenScope open = track.stack.back();
                     track.stack.pop_back();
                     track.tree.charge(open.node, e.tsc - open.begin_ticks);
@@ -168,7 +217,13 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 break;
             }
             case EventKind::AdoptEnd:
-                if (track.stack.size() > 1) track.stack.pop_back();
+                if (track.stack.size() > 1) {
+                    if (track.tree.nodes()[track.stack.back().node].site == nullptr) {
+                        track.stack.pop_back();
+                    } else {
+                        close_misnested(track, nullptr, e.tsc);
+                    }
+                }
                 break;
             default:
                 break;

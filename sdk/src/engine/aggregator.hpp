@@ -59,11 +59,15 @@ public:
     // One thread's own scopes, times in seconds (kept for exited threads' per-thread views).
     TimerNode thread_tree(const ThreadTrack& track) const;
 
+    // Ends decoded that did not close the innermost open scope of their thread, since the start.
+    std::uint64_t misnested() const { return misnested_; }
+
 private:
     enum class Timeline : std::uint8_t { Off, Full, SpansWithheld };
     template <Timeline kTimeline>
     std::uint64_t decode_events(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records,
                                 WithheldSpans* withheld);
+    void close_misnested(ThreadTrack& track, const Site* site, std::uint64_t end_ticks);
     std::uint64_t path_of_stack(const ThreadTrack& track);
     std::uint64_t intern_path(std::vector<std::string> names);
     AggNode& node_at_path(AggNode& root, std::uint64_t path_id) const;
@@ -79,6 +83,8 @@ private:
     TimerTree extras_;                   // gauges and metadata
     AggNode grafted_;                    // worker trees, merged in where they were grafted
     StatsState stats_;                   // flat statistics and interned signatures
+    std::uint64_t misnested_ = 0;
+    bool misnested_said_ = false;
 
     // Captured contexts, by id, in a bounded window: a context older than the window adopts
     // at the root instead of growing memory without limit in long-running thread pools.

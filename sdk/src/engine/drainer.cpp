@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <system_error>
 
+#include "engine/internal_failures.hpp"
 #include "engine/ring_registry.hpp"
 #include "engine/ring_room.hpp"
 #include "engine/session_impl.hpp"
 #include "engine/thread_role.hpp"
 #include "process/fork_gate.hpp"
+#include "process/quiet_thread.hpp"
 
 namespace ringprof::detail {
 
@@ -36,6 +40,9 @@ std::uint64_t events_within(std::size_t room, std::uint32_t depth) {
     const std::uint64_t twice = 2 * static_cast<std::uint64_t>(room);
     return twice > depth ? twice - depth : 0;
 }
+
+FailingWork g_failed_pass{"a drainer pass (reading the rings)"};
+FailingWork g_failed_command{"a snapshot or command on the drainer"};
 }  // namespace
 
 Drainer::Drainer(ClockCalibration& clock) : clock_(clock), aggregator_(clock) {}
@@ -47,18 +54,27 @@ void Drainer::set_periodic(std::uint32_t interval_ms, PeriodicTask task) {
     periodic_ = std::move(task);
 }
 
-void Drainer::start() {
+bool Drainer::start() {
     for (ThreadRing* ring : RingRegistry::instance().take_parked()) {
         tracks_.push_back(new ThreadTrack(ring, ring->ring().counts()));
         ring->ring().set_drained(true);
     }
     refill_hot_segments_for_session();
     drainer_started();
-    thread_ = std::thread([this] {
-        ForkGateMember member;
-        never_wait_on_this_thread();
-        loop();
-    });
+    try {
+        thread_ = start_quiet_thread([this] {
+            ForkGateMember member;
+            never_wait_on_this_thread();
+            loop();
+        });
+    } catch (const std::system_error& e) {
+        // No drainer: nobody reads the rings, so nobody may wait for room in them either.
+        std::fprintf(stderr, "ringprof: cannot start the drainer thread (%s): recording is off\n", e.what());
+        drainer_stopped();
+        park_tracks();
+        return false;
+    }
+    return true;
 }
 
 // The pool holds two hot segments, and one more for each thread about to leave its first
@@ -79,15 +95,23 @@ void Drainer::refill_hot_segments_for_session() {
     }
 }
 
-void Drainer::stop() {
-    if (!thread_.joinable()) return;
+void Drainer::stop() { stop_until(std::chrono::steady_clock::time_point::max()); }
+
+bool Drainer::stop_until(std::chrono::steady_clock::time_point deadline) {
+    if (!thread_.joinable()) return true;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        std::unique_lock<std::mutex> lock(mutex_);
         stopping_ = true;
+        ring_doorbell();
+        if (!done_.wait_until(lock, deadline, [&] { return finished_; })) return false;
     }
-    ring_doorbell();
     thread_.join();
     drainer_stopped();
+    park_tracks();
+    return true;
+}
+
+void Drainer::park_tracks() {
     std::vector<ThreadRing*> live;
     for (ThreadTrack* t : tracks_) {
         live.push_back(t->ring);
@@ -103,12 +127,28 @@ void Drainer::run(const std::function<void(Drainer&)>& fn) {
         fn(*this);
         return;
     }
+    // Not owned: this call waits for it to finish.
+    submit(std::shared_ptr<const std::function<void(Drainer&)>>(std::shared_ptr<void>(), &fn),
+           std::chrono::steady_clock::time_point::max());
+}
+
+bool Drainer::run_until(const std::function<void(Drainer&)>& fn, std::chrono::steady_clock::time_point deadline) {
+    if (std::this_thread::get_id() == thread_.get_id()) {
+        run(fn);
+        return true;
+    }
+    return submit(std::make_shared<const std::function<void(Drainer&)>>(fn), deadline);
+}
+
+bool Drainer::submit(std::shared_ptr<const std::function<void(Drainer&)>> fn,
+                     std::chrono::steady_clock::time_point deadline) {
     std::unique_lock<std::mutex> lock(mutex_);
-    if (stopping_) return;  // nothing would run it: the caller raced with the session's end
+    // Nothing would run it: the drainer never started, or the caller raced with the session's end.
+    if (!thread_.joinable() || stopping_) return true;
     const std::uint64_t ticket = next_ticket_++;
-    commands_.push_back(Command{&fn, ticket});
+    commands_.push_back(Command{std::move(fn), ticket});
     ring_doorbell();
-    done_.wait(lock, [&] { return completed_ticket_ >= ticket; });
+    return done_.wait_until(lock, deadline, [&] { return completed_ticket_ >= ticket; });
 }
 
 void Drainer::adopt_new_rings() {
@@ -214,7 +254,7 @@ void Drainer::fill(Snapshot& snapshot) const {
     ThreadInfo totals;
     set_ring_counts(totals, retired_counts_, clock_);
     for (const ThreadInfo& t : snapshot.threads) add_ring_counts(totals, t);
-    snapshot.dropped = totals.dropped + ringless_drops();
+    snapshot.dropped = totals.dropped + ringless_drops() + signal_handler_drops();
     snapshot.waits = totals.waits;
     snapshot.wait_ns = totals.wait_ns;
     snapshot.growths = totals.growths;
@@ -268,8 +308,8 @@ void Drainer::run_commands() {
         batch.swap(commands_);
     }
     if (batch.empty()) return;
-    drain_all();
-    for (const Command& c : batch) (*c.fn)(*this);
+    survive(g_failed_pass, [&] { drain_all(); });
+    for (const Command& c : batch) survive(g_failed_command, [&] { (*c.fn)(*this); });
     {
         std::lock_guard<std::mutex> lock(mutex_);
         completed_ticket_ = std::max(completed_ticket_, batch.back().ticket);
@@ -284,12 +324,15 @@ void Drainer::loop() {
     for (;;) {
         fork_pause_point();
         clock_.refresh();  // one tick read unless the calibration's baseline has doubled
-        const std::uint64_t events = pass();
+        std::uint64_t events = 0;
+        survive(g_failed_pass, [&] { events = pass(); });
         const bool calm = calm_;  // of this pass, not of the drains commands make right after it
         run_commands();
         if (periodic_ms_ != 0 && std::chrono::steady_clock::now() >= next_periodic) {
-            drain_all();
-            periodic_(*this);
+            survive(g_failed_command, [&] {
+                drain_all();
+                periodic_(*this);
+            });
             next_periodic = std::chrono::steady_clock::now() + std::chrono::milliseconds(periodic_ms_);
         }
         // Read before looking for work: a ring after this makes the sleep return at once.
@@ -298,8 +341,11 @@ void Drainer::loop() {
             std::unique_lock<std::mutex> lock(mutex_);
             if (stopping_) {
                 lock.unlock();
-                drain_all();
+                survive(g_failed_pass, [&] { drain_all(); });
                 run_commands();
+                lock.lock();
+                finished_ = true;
+                done_.notify_all();
                 return;
             }
             if (urgent_ || !commands_.empty()) continue;

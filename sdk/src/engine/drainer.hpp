@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -50,14 +51,22 @@ public:
     // Runs on the drainer thread every `interval_ms` (0: never).
     void set_periodic(std::uint32_t interval_ms, PeriodicTask task);
 
-    void start();
+    // Starts the thread; false (nothing started, nothing to stop) if it cannot be created.
+    bool start();
     // Reads every ring to its end, stops the thread and parks the rings for a later session.
     void stop();
+    // The same, waiting for the thread until `deadline` at most: false if it did not finish by
+    // then (blocked in a backend), in which case it still runs and this Drainer must never be
+    // destroyed.
+    bool stop_until(std::chrono::steady_clock::time_point deadline);
 
     // Runs `fn` on the drainer thread right after a full pass and waits for it to finish. From
-    // the drainer thread itself (a periodic task), runs it at once. Once stop() has begun,
-    // returns without running it.
+    // the drainer thread itself (a periodic task), runs it at once. Once stop() has begun, or if
+    // the thread never started, returns without running it.
     void run(const std::function<void(Drainer&)>& fn);
+    // The same, waiting until `deadline` at most: false if `fn` has not finished by then (it may
+    // still run later; it is copied, so the caller's frame may go).
+    bool run_until(const std::function<void(Drainer&)>& fn, std::chrono::steady_clock::time_point deadline);
 
     // For commands (drainer thread only).
     Aggregator& aggregator() { return aggregator_; }
@@ -75,6 +84,7 @@ private:
     void grow_if_filling(Ring& ring, std::uint64_t was_unread);
     void keep_counts_of_exited(const ThreadTrack& track);
     void refill_hot_segments_for_session();
+    void park_tracks();  // the rings back to the registry for a later session
 
     ClockCalibration& clock_;
     Aggregator aggregator_;
@@ -102,13 +112,18 @@ private:
     std::mutex mutex_;
     std::condition_variable done_;
     struct Command {
-        const std::function<void(Drainer&)>* fn;
+        // The caller's function (not owned) when the caller waits for it, a copy otherwise.
+        std::shared_ptr<const std::function<void(Drainer&)>> fn;
         std::uint64_t ticket;
     };
+    // Queues `fn` and waits for it until `deadline`; false if it has not run by then.
+    bool submit(std::shared_ptr<const std::function<void(Drainer&)>> fn,
+                std::chrono::steady_clock::time_point deadline);
     std::vector<Command> commands_;
     std::uint64_t next_ticket_ = 1;
     std::uint64_t completed_ticket_ = 0;
     bool stopping_ = false;
+    bool finished_ = false;  // the loop has returned: join() will not wait
     std::thread thread_;
 };
 

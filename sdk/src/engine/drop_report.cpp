@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/ring_room.hpp"
+#include "engine/session_impl.hpp"
 
 namespace ringprof::detail {
 
@@ -52,7 +53,10 @@ void DropReport::on_snapshot(const Snapshot& s, std::uint64_t timeline_dropped, 
         const std::uint64_t ringless = ringless_drops();
         line += std::to_string(s.dropped) + " scopes dropped (" + std::to_string(threads) + " thread(s)";
         if (ringless != 0) line += ", " + std::to_string(ringless) + " on threads that could get no ring memory";
-        line += policy == OnFull::Drop
+        const std::uint64_t in_handlers = signal_handler_drops();
+        if (in_handlers != 0) line += ", " + std::to_string(in_handlers) + " in signal handlers, where markers are refused";
+        line += in_handlers == s.dropped ? ")"
+                : policy == OnFull::Drop
                     ? "); set RINGPROF_ON_FULL=wait to keep every scope"
                     : "); RINGPROF_ON_FULL=wait could not wait (no drainer: after fork, at exit, a stopped "
                       "session or a blocked backend); a larger RINGPROF_RING_BYTES leaves more room";

@@ -14,6 +14,7 @@ union NoRing {
     ~NoRing() {}
 };
 NoRing g_no_ring;
+NoRing g_signal_handler_ring;  // never written: its slow path refuses before touching it
 }  // namespace
 
 RINGPROF_HOT_PATH_GLOBAL std::atomic<std::uint8_t> g_state{kNotStarted};
@@ -21,5 +22,6 @@ RINGPROF_HOT_PATH_GLOBAL __thread Ring* t_ring = &g_no_ring.ring;
 RINGPROF_HOT_PATH_GLOBAL std::atomic<bool> g_record_signatures{true};
 
 Ring* no_ring() noexcept { return &g_no_ring.ring; }
+Ring* signal_handler_ring() noexcept { return &g_signal_handler_ring.ring; }
 
 }  // namespace ringprof::detail

@@ -1,5 +1,6 @@
 // The markers' out-of-line path: a thread's first event (register its ring), the first event of
 // the process (start the default session), and recording with a user clock.
+#include <atomic>
 #include <new>
 
 #include "engine/ring_registry.hpp"
@@ -14,13 +15,33 @@ namespace {
 // Set once this thread failed to get a ring: its records are counted as dropped without asking
 // for memory again on every marker.
 thread_local bool t_no_ring = false;
+// This thread is inside the slow path (starting the session, registering its ring: it may hold
+// their locks). A marker that finds it set was run by a signal handler that interrupted it; it
+// is refused, counted, rather than waiting for a lock its own thread holds.
+__thread bool t_in_slow_path = false;
+std::atomic<std::uint64_t> g_foreign_closes{0};
+std::atomic<std::uint64_t> g_signal_handler_drops{0};
+
+class InSlowPath {
+public:
+    InSlowPath() noexcept { t_in_slow_path = true; }
+    ~InSlowPath() { t_in_slow_path = false; }
+    InSlowPath(const InSlowPath&) = delete;
+    InSlowPath& operator=(const InSlowPath&) = delete;
+};
 
 // Returns the calling thread's ring, registering it first, or null if nothing may be recorded
-// now (recording off, the thread exiting, the drainer itself, no memory for a ring: counted as
-// a drop). Starts the default session.
+// now (recording off, the thread exiting, the drainer itself, no memory for a ring, a signal
+// handler: counted as a drop). Starts the default session.
 Ring* ring_for_recording(std::uint8_t& state) noexcept {
     state = g_state.load(std::memory_order_acquire);
     if (state == kOff) return nullptr;
+    // Only what is async-signal-safe comes before these checks.
+    if (t_ring == signal_handler_ring() || t_in_slow_path) {
+        g_signal_handler_drops.fetch_add(1, std::memory_order_relaxed);  // lock-free: signal-safe
+        return nullptr;
+    }
+    InSlowPath guard;
     if (state == kNotStarted) {
         try {
             ensure_default_session();
@@ -77,12 +98,22 @@ Closing open_slow(Event* events, std::uint64_t n) noexcept {
 
 void close_slow(Closing closing, std::uint64_t tag) noexcept {
     Ring* ring = reinterpret_cast<Ring*>(closing & ~kClosingBits);
+    if (ring != t_ring) {
+        // A scope ended on another thread than the one that opened it (or after its thread's
+        // ring went): that ring belongs to its own thread, and writing it from here would race
+        // with it. Counted; the opening thread's decode sees the scope never closed.
+        g_foreign_closes.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
     if ((closing & kClosingBits) == kRefused) {
         ring->end_refused();
     } else {
         ring->end(tag, slow_ticks());
     }
 }
+
+std::uint64_t foreign_closes() noexcept { return g_foreign_closes.load(std::memory_order_relaxed); }
+std::uint64_t signal_handler_drops() noexcept { return g_signal_handler_drops.load(std::memory_order_relaxed); }
 
 bool write_slow(Event* events, std::uint64_t n) noexcept {
     std::uint8_t state = 0;

@@ -10,7 +10,8 @@ namespace ringprof::detail {
 inline constexpr std::string_view kReservedMetadataKeys[] = {
     "timer_format_version", "start_time_seconds",     "ringprof_version", "run_id",
     "dropped_scopes",       "marker_cost_ns",         "marker_cost_subtracted",
-    "end_time_seconds",     "timeline_dropped_spans",
+    "end_time_seconds",     "timeline_dropped_spans", "profiler_failures",
+    "misnested_scopes",     "dropped_scopes_in_signal_handlers",
 };
 
 inline constexpr const char* kUserMetadataPrefix = "user.";

@@ -12,6 +12,7 @@
 #include "engine/abandoned.hpp"
 #include "builtin_backends.hpp"
 #include "engine/drop_report.hpp"
+#include "engine/internal_failures.hpp"
 #include "json/json_text.hpp"
 #include "engine/marker_cost.hpp"
 #include "ringprof/context.hpp"
@@ -42,6 +43,21 @@ std::optional<Config> g_child_config;  // set in a forked child: the parent's se
 std::atomic<std::uint64_t> g_ring_capacity{std::uint64_t{1} << 16};
 std::atomic<std::uint64_t (*)()> g_custom_clock{nullptr};
 bool g_handlers_installed = false;
+std::atomic<std::int64_t> g_exit_wait_ms_for_testing{0};
+
+std::chrono::milliseconds exit_wait() {
+    const std::int64_t ms = g_exit_wait_ms_for_testing.load(std::memory_order_relaxed);
+    return ms != 0 ? std::chrono::milliseconds(ms) : std::chrono::milliseconds(detail::kMaxExitWait);
+}
+
+std::chrono::steady_clock::time_point exit_deadline() { return std::chrono::steady_clock::now() + exit_wait(); }
+
+void say_exit_did_not_wait() {
+    std::fprintf(stderr,
+                 "ringprof: the session's end waited %.1f s for ringprof's threads (a backend is blocked) and goes "
+                 "on without them; the outputs they were writing may be incomplete\n",
+                 static_cast<double>(exit_wait().count()) / 1000.0);
+}
 
 std::string host_name() {
     char buf[256] = {};
@@ -116,6 +132,10 @@ std::mutex& session_mutex() { return *g_mutex; }
 void stop_default_session() { stop_default_session_at_exit(); }
 
 std::uint64_t ring_capacity_for_new_threads() { return g_ring_capacity.load(std::memory_order_relaxed); }
+
+void set_exit_wait_for_testing(std::chrono::milliseconds wait) noexcept {
+    g_exit_wait_ms_for_testing.store(wait.count(), std::memory_order_relaxed);
+}
 
 void ensure_default_session() {
     std::lock_guard<std::mutex> starting(*g_start_mutex);
@@ -209,15 +229,22 @@ void SessionImpl::start() {
     if (config.flush_interval_ms != 0) {
         drainer.set_periodic(config.flush_interval_ms, [this](detail::Drainer&) { write_snapshot(false); });
     }
-    drainer.start();
+    drainer_running = drainer.start();
 }
 
-void SessionImpl::stop() {
-    if (stopped) return;
+bool SessionImpl::stop() {
+    if (stopped) return true;
     stopped = true;
-    drainer.run([this](detail::Drainer&) { write_snapshot(true); });
-    drainer.stop();
-    timeline->stop();  // spans the last passes drained reach the backends before they close
+    const auto deadline = exit_deadline();
+    // Each wait is bounded by the same deadline; past it, the threads are left running in
+    // whatever blocks them and nothing they use is touched again.
+    const bool finished = drainer.run_until([this](detail::Drainer&) { write_snapshot(true); }, deadline) &&
+                          drainer.stop_until(deadline) &&
+                          timeline->stop_until(deadline);  // the last spans reach the backends before they close
+    if (!finished) {
+        say_exit_did_not_wait();
+        return false;
+    }
     for (auto& b : backends) {
         try {
             b->on_close();
@@ -226,6 +253,7 @@ void SessionImpl::stop() {
         }
     }
     run_claim.release();
+    return true;
 }
 
 Snapshot SessionImpl::make_snapshot(bool final) {
@@ -251,6 +279,15 @@ Snapshot SessionImpl::make_snapshot(bool final) {
     std::snprintf(cost, sizeof cost, "%.2f", clock.to_ns(marker_cost_ticks));
     t.set_metadata("marker_cost_ns", cost);
     t.set_metadata("marker_cost_subtracted", config.subtract_overhead ? "true" : "false");
+    if (const std::uint64_t in_handlers = detail::signal_handler_drops()) {
+        t.set_metadata("dropped_scopes_in_signal_handlers", std::to_string(in_handlers));
+    }
+    if (const std::uint64_t misnested = drainer.aggregator().misnested() + detail::foreign_closes()) {
+        t.set_metadata("misnested_scopes", std::to_string(misnested));
+    }
+    if (const std::uint64_t failures = detail::internal_failures()) {
+        t.set_metadata("profiler_failures", std::to_string(failures));
+    }
     for (auto& [k, v] : user) {
         if (!detail::is_reserved_metadata_key(k)) t.set_metadata(k, v);  // add_metadata renamed these
     }
@@ -279,7 +316,7 @@ void SessionImpl::write_snapshot(bool final) {
 void SessionImpl::attach_spans(Backend* backend) {
     if (backend != nullptr) timeline->add_backend(backend);
     if (!timeline->has_backends() || timeline->running()) return;
-    timeline->start();
+    if (!timeline->start()) return;
     drainer.set_span_sink(
         [this](detail::TimelineRecords& spans, const detail::WithheldSpans* withheld) {
             timeline->on_pass(spans, drainer.span_threads(), withheld);
@@ -318,7 +355,8 @@ Session::Session(Config config) {
         std::lock_guard<std::mutex> lock(*g_mutex);
         g_current_impl = impl_.get();
     }
-    detail::g_state.store(recording_state(impl_->config), std::memory_order_release);
+    detail::g_state.store(impl_->drainer_running ? recording_state(impl_->config) : std::uint8_t{detail::kOff},
+                          std::memory_order_release);
 }
 
 Session::~Session() {
@@ -335,9 +373,16 @@ Session::~Session() {
             g_current = nullptr;
             g_current_impl = nullptr;
         }
-        g_unpinned->wait(lock, [&] { return impl_->pins == 0; });
+        // A call that does not return within the bound is itself waiting for a blocked
+        // drainer: the session is then left as it is.
+        if (!g_unpinned->wait_until(lock, exit_deadline(), [&] { return impl_->pins == 0; })) {
+            lock.unlock();
+            say_exit_did_not_wait();
+            detail::keep_abandoned(impl_.release());
+            return;
+        }
     }
-    impl_->stop();
+    if (!impl_->stop()) detail::keep_abandoned(impl_.release());  // its threads still use it
 }
 
 void Session::flush() {

@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -24,7 +25,10 @@ public:
     ~SessionImpl();
 
     void start();
-    void stop();  // final snapshot, backends closed, rings parked
+    // Final snapshot, backends closed, rings parked; waits kMaxExitWait at most for ringprof's
+    // threads. False if they did not finish in time: they still run, the caller must never
+    // destroy this object.
+    bool stop();
 
     // Drainer thread only.
     Snapshot make_snapshot(bool final);
@@ -47,6 +51,7 @@ public:
     std::uint64_t reset_ticks;
     std::uint64_t marker_cost_ticks = 0;  // one Begin+End pair, measured at start  // the root's total counts from here (start, or the last take)
     bool stopped = false;
+    bool drainer_running = false;  // false: the drainer could not start, nothing is recorded
     detail::DropReport drop_report;  // drainer thread only
     int pins = 0;  // API calls using this session now (guarded by the session mutex)
 
@@ -66,6 +71,25 @@ void ensure_default_session();
 void stop_default_session();
 // Ring capacity (events) for threads registering now.
 std::uint64_t ring_capacity_for_new_threads();
+
+// How long the end of a session (the exit handler, most often) waits for the drainer and the
+// timeline writer to write the final outputs. Writing them takes milliseconds to seconds (a deep
+// tree, the trace's last compressed blocks), but a machine overloaded hundreds of times over
+// stretched the final snapshot of a small run past 10 s (ExactByDefault at a load average of
+// 500 on two cores), so the bound is well above that; a backend blocked past it (on a lock, a
+// full pipe, a hung network mount) is not waited for, and exit goes on without the outputs still
+// being written, saying so.
+inline constexpr std::chrono::seconds kMaxExitWait{30};
+
+// Scopes the slow path saw closed on another thread than the one that opened them
+// (recorder_slow_path.cpp).
+std::uint64_t foreign_closes() noexcept;
+// Records refused because a signal handler made them (recorder_slow_path.cpp); part of the
+// dropped scopes.
+std::uint64_t signal_handler_drops() noexcept;
+
+// Tests: the bound used instead of kMaxExitWait (0: kMaxExitWait again).
+void set_exit_wait_for_testing(std::chrono::milliseconds wait) noexcept;
 
 // The current session, kept alive for the duration of one API call. A session being destroyed
 // first stops being current, then waits until no call holds it: a call racing with shutdown

@@ -4,11 +4,14 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <system_error>
 
+#include "engine/internal_failures.hpp"
 #include "engine/ring_room.hpp"
 #include "ringprof/detail/recorder.hpp"
 #include "engine/thread_role.hpp"
 #include "process/fork_gate.hpp"
+#include "process/quiet_thread.hpp"
 
 namespace ringprof::detail {
 
@@ -19,6 +22,9 @@ constexpr double kMaxSendDelayNs = 20e6;  // an idle drainer still advances the 
 constexpr auto kIdleWake = std::chrono::milliseconds(100);
 constexpr auto kMinPoll = std::chrono::microseconds(500);
 constexpr auto kMaxPoll = std::chrono::microseconds(10000);
+
+FailingWork g_failed_hand_over{"handing a pass's spans to the timeline writer"};
+FailingWork g_failed_item{"the timeline writer (a batch of spans)"};
 }  // namespace
 
 TimelineWriter::TimelineWriter(const ClockCalibration& clock, TimelineOptions options)
@@ -40,22 +46,32 @@ void TimelineWriter::add_backend(Backend* backend) {
     wake_writer();
 }
 
-void TimelineWriter::start() {
-    if (running_) return;
-    running_ = true;
+bool TimelineWriter::start() {
+    if (running_) return true;
     last_pass_ticks_ = slow_ticks();
-    thread_ = std::thread([this] {
-        ForkGateMember member;
-        never_wait_on_this_thread();  // the drainer may be waiting for this thread (a barrier)
-        loop();
-    });
+    try {
+        thread_ = start_quiet_thread([this] {
+            ForkGateMember member;
+            never_wait_on_this_thread();  // the drainer may be waiting for this thread (a barrier)
+            loop();
+        });
+    } catch (const std::system_error& e) {
+        std::fprintf(stderr, "ringprof: cannot start the timeline writer thread (%s): no timeline is written\n",
+                     e.what());
+        return false;
+    }
+    running_ = true;
+    return true;
 }
 
-void TimelineWriter::stop() {
-    if (!running_) return;
-    send_barrier(/*last=*/true);
+void TimelineWriter::stop() { stop_until(std::chrono::steady_clock::time_point::max()); }
+
+bool TimelineWriter::stop_until(std::chrono::steady_clock::time_point deadline) {
+    if (!running_) return true;
+    if (send_barrier(/*last=*/true, deadline) == 0) return false;
     thread_.join();
     running_ = false;
+    return true;
 }
 
 // ---------------------------------------------------------------- drainer side
@@ -99,6 +115,18 @@ void TimelineWriter::on_pass(TimelineRecords& raw, const std::vector<SpanThread>
     }
     if (!running_) return;
     last_send_ticks_ = last_pass_ticks_;
+    try {
+        hand_over(raw, std::move(item));
+    } catch (const std::exception& e) {
+        // Out of memory for the copy or the queue: this pass's spans are lost, counted; the
+        // aggregates were built before this point and are whole.
+        dropped_.fetch_add(raw.droppable(), std::memory_order_relaxed);
+        raw.clear();
+        note_internal_failure(g_failed_hand_over, &e);
+    }
+}
+
+void TimelineWriter::hand_over(TimelineRecords& raw, Item item) {
     TimelineRecords recycled;
     const bool have_recycled = free_.try_dequeue(recycled);
     if (options_.max_depth == 0 && options_.min_ns == 0 && have_recycled && recycled.capacity_slots() >= raw.slots()) {
@@ -174,7 +202,7 @@ void TimelineWriter::wake_writer() {
     cv_.notify_all();
 }
 
-std::uint64_t TimelineWriter::send_barrier(bool last) {
+std::uint64_t TimelineWriter::send_barrier(bool last, std::chrono::steady_clock::time_point deadline) {
     Item item;
     item.barrier = next_ticket_++;
     item.last = last;
@@ -184,7 +212,7 @@ std::uint64_t TimelineWriter::send_barrier(bool last) {
     wake_ = true;
     cv_.notify_all();
     ForkGateBlocked blocked;  // on the drainer, waiting for the writer
-    cv_.wait(lock, [&] { return acked_ >= ticket; });
+    if (!cv_.wait_until(lock, deadline, [&] { return acked_ >= ticket; })) return 0;
     return ticket;
 }
 
@@ -278,6 +306,15 @@ void TimelineWriter::deliver() {
 }
 
 void TimelineWriter::process(Item& item) {
+    // The item's share of the queue is given back however processing ends (a failure too).
+    struct Settle {
+        TimelineWriter& w;
+        const Item& item;
+        ~Settle() {
+            if (item.budget != 0) w.in_flight_.fetch_sub(item.budget, std::memory_order_acq_rel);
+            w.queued_slots_.fetch_sub(item.held_slots, std::memory_order_relaxed);
+        }
+    } settle{*this, item};
     if (item.added != nullptr) sinks_.push_back(Sink{item.added, dynamic_cast<TimelineBackend*>(item.added)});
     for (const Sink& s : sinks_) {
         if (s.timeline == nullptr) continue;
@@ -289,8 +326,6 @@ void TimelineWriter::process(Item& item) {
     item.raw.for_each([this](const TimelineRecord& r) { take(r); });
     release_pending(item.barrier != 0 ? StepIntervals::kOpen : item.horizon);
     if (item.barrier != 0 || batch_.spans.size() >= kBatchSpans / 8) deliver();
-    if (item.budget != 0) in_flight_.fetch_sub(item.budget, std::memory_order_acq_rel);
-    queued_slots_.fetch_sub(item.held_slots, std::memory_order_relaxed);
     recycle(item.raw);
 }
 
@@ -309,7 +344,7 @@ void TimelineWriter::loop() {
         fork_pause_point();
         Item item;
         if (!queue_.try_dequeue(item)) {
-            deliver();  // nothing more is coming soon: do not sit on a partial batch
+            survive(g_failed_item, [&] { deliver(); });  // nothing more is coming soon: do not sit on a partial batch
             // The drainer sends a near-empty item every few ms even when the program is quiet,
             // so time-based work is driven by the clock, not by the queue being empty.
             const auto now = std::chrono::steady_clock::now();
@@ -328,15 +363,21 @@ void TimelineWriter::loop() {
             continue;
         }
         poll = std::chrono::duration_cast<std::chrono::microseconds>(kMinPoll);
-        process(item);
+        if (!survive(g_failed_item, [&] { process(item); })) {
+            // The spans of the batch being built are lost, counted (the next batch starts clean).
+            dropped_.fetch_add(batch_.spans.size(), std::memory_order_relaxed);
+            batch_.spans.clear();
+        }
         if (item.barrier == 0) continue;
         if (item.last) {
             // stop() runs on another thread than the drainer, and the queue orders items per
             // producer only: the drainer's last items may come after this barrier.
             Item rest;
-            while (queue_.try_dequeue(rest)) process(rest);
-            release_pending(StepIntervals::kOpen);
-            deliver();
+            while (queue_.try_dequeue(rest)) survive(g_failed_item, [&] { process(rest); });
+            survive(g_failed_item, [&] {
+                release_pending(StepIntervals::kOpen);
+                deliver();
+            });
         }
         TimelineStatus status;
         status.dropped_spans = dropped_spans();

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -76,9 +77,14 @@ public:
     bool has_backends() const { return !backends_.empty(); }
     bool running() const { return running_; }
 
-    void start();
+    // Starts the writer thread; false (one line on stderr, no timeline) if it cannot be created.
+    bool start();
     // Delivers everything and joins the writer (after the drainer has stopped).
     void stop();
+    // The same, waiting for the writer until `deadline` at most: false if it has not delivered
+    // everything by then (blocked in a backend), in which case it still runs and this writer must
+    // never be destroyed.
+    bool stop_until(std::chrono::steady_clock::time_point deadline);
 
     // Asked before the drainer decodes a range (drainer thread): how many more spans and gauge
     // samples the queue takes now (it only frees room meanwhile), with the filters set in
@@ -136,11 +142,14 @@ private:
     std::uint32_t max_depth() const;
     std::uint64_t min_ticks() const;
     void copy_filtered(const TimelineRecords& raw, TimelineRecords& out);
+    void hand_over(TimelineRecords& raw, Item item);  // on_pass's part that allocates
     void enqueue(Item item);
     // Either side: an emptied stream back to the pool; when the pool is full, the stream keeps its
     // memory and whoever holds it frees it.
     void recycle(TimelineRecords& stream);
-    std::uint64_t send_barrier(bool last);
+    // 0 if the writer has not acknowledged it by `deadline`.
+    std::uint64_t send_barrier(bool last, std::chrono::steady_clock::time_point deadline =
+                                              std::chrono::steady_clock::time_point::max());
     void wake_writer();
 
     // Writer side.

@@ -2,9 +2,11 @@
 
 #include <utility>
 
+#include "process/quiet_thread.hpp"
+
 namespace ringprof::detail {
 
-BackgroundWriter::BackgroundWriter(AtomicFile& file) : file_(file) { thread_ = std::thread([this] { run(); }); }
+BackgroundWriter::BackgroundWriter(AtomicFile& file) : file_(file) { thread_ = start_quiet_thread([this] { run(); }); }
 
 BackgroundWriter::~BackgroundWriter() {
     {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "process/quiet_thread.hpp"
+
 namespace ringprof::detail {
 
 FileReaders::FileReaders(std::size_t files, unsigned threads, Reader read)
@@ -11,7 +13,7 @@ FileReaders::FileReaders(std::size_t files, unsigned threads, Reader read)
     reading_.reserve(n);
     workers_.reserve(n);
     try {
-        for (std::size_t i = 0; i < n; ++i) workers_.emplace_back([this] { work(); });
+        for (std::size_t i = 0; i < n; ++i) workers_.push_back(start_quiet_thread([this] { work(); }));
     } catch (...) {
         stop_and_join();  // cannot start a thread: stop the ones started, then report it
         throw;

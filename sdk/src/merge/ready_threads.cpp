@@ -3,13 +3,15 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "process/quiet_thread.hpp"
+
 namespace ringprof::detail {
 
 ReadyThreads::ReadyThreads(std::size_t count) {
     threads_.reserve(count);
     for (std::size_t i = 0; i < count; ++i) {
         try {
-            threads_.emplace_back([this, i] { serve(i + 1); });
+            threads_.push_back(start_quiet_thread([this, i] { serve(i + 1); }));
         } catch (const std::system_error&) {
             break;  // fewer threads: callers size their work by size()
         }

@@ -50,6 +50,10 @@ inline Closing closing_for(Ring* ring, bool admitted) noexcept {
 
 // What t_ring points at while the thread has no ring (hot_path_globals.cpp).
 Ring* no_ring() noexcept;
+// What t_ring points at while a signal handler ringprof knows of runs on the thread
+// (ringprof/signal_handler.hpp): it never has room either, and the slow path refuses every
+// record made there, counted as dropped.
+Ring* signal_handler_ring() noexcept;
 
 // Out of line (sdk/src/engine/recorder_slow_path.cpp).
 // Open a scope the inline path could not (first event of a thread or process, custom clock).

@@ -1,0 +1,149 @@
+// Markers in a signal handler that interrupts its thread's own markers: refused and counted as
+// dropped, never written over the interrupted marker's record. The thread's own counts stay exact.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/time.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+
+#include "bounded_process.hpp"
+#include "ringprof/ringprof.hpp"
+#include "ringprof/signal_handler.hpp"
+#include "ringprof/timers_json.hpp"
+#include "temp_dir.hpp"
+
+namespace ringprof::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int kScopesPerSignal = 10;
+volatile sig_atomic_t g_handler_scopes = 0;  // markers the handlers ran
+
+void hammer() {
+    for (int i = 0; i < kScopesPerSignal; ++i) {
+        PROF_SCOPE("in_handler");
+        g_handler_scopes = g_handler_scopes + 1;
+    }
+}
+void installed_through_ringprof(int) { hammer(); }
+void marked_by_the_handler(int) {
+    PROF_SIGNAL_HANDLER();
+    hammer();
+}
+
+std::string metadata(const TimerTree& tree, const std::string& key) {
+    for (const auto& [k, v] : tree.metadata) {
+        if (k == key) return v;
+    }
+    return "";
+}
+
+enum class Install { ThroughRingprof, MarkedInTheHandler };
+
+// The main thread records nested scopes flat out for a while; a timer signal every 100 us runs a
+// handler that records too, landing inside the main thread's markers thousands of times. Returns
+// the tree written at exit and the handler's marker count through `handler_scopes`.
+TimerTree hammer_from_a_handler(const TempDir& dir, Install how, long& main_scopes, long& handler_scopes) {
+    const std::string counts = dir.str() + "/counts.txt";
+    const Outcome o = run_bounded(
+        [&] {
+            set_env("RINGPROF_OUTPUT_DIR", dir.str());
+            set_env("RINGPROF_RUN_ID", "handler");
+            set_env("RINGPROF_BACKENDS", "timers");
+            { PROF_SCOPE("start"); }
+            struct sigaction act {};
+            act.sa_flags = SA_RESTART;
+            if (how == Install::ThroughRingprof) {
+                act.sa_handler = installed_through_ringprof;
+                if (set_signal_handler(SIGALRM, &act, nullptr) != 0) return 4;
+            } else {
+                act.sa_handler = marked_by_the_handler;
+                ::sigaction(SIGALRM, &act, nullptr);
+            }
+            const itimerval often{{0, 100}, {0, 100}};
+            ::setitimer(ITIMER_REAL, &often, nullptr);
+            long n = 0;
+            const auto until = std::chrono::steady_clock::now() + 300ms;
+            while (std::chrono::steady_clock::now() < until) {
+                for (int i = 0; i < 1000; ++i, ++n) {
+                    PROF_SCOPE("main_scope");
+                    PROF_SCOPE("inner");
+                }
+            }
+            const itimerval stop{};
+            ::setitimer(ITIMER_REAL, &stop, nullptr);
+            FILE* f = std::fopen(counts.c_str(), "w");
+            std::fprintf(f, "%ld %ld\n", n, static_cast<long>(g_handler_scopes));
+            std::fclose(f);
+            return 0;
+        },
+        "", 30s);
+    EXPECT_TRUE(o.finished);
+    EXPECT_EQ(o.exit_code, 0);
+    FILE* f = std::fopen(counts.c_str(), "r");
+    if (f == nullptr || std::fscanf(f, "%ld %ld", &main_scopes, &handler_scopes) != 2) ADD_FAILURE() << "no counts";
+    if (f != nullptr) std::fclose(f);
+    return load_timers_json(dir.str() + "/handler_timers.json");
+}
+
+void expect_refused_and_counted(const TimerTree& tree, long main_scopes, long handler_scopes) {
+    ASSERT_GT(handler_scopes, 100) << "the timer hardly fired: the test proves nothing";
+    ASSERT_NE(tree.root.find("main_scope"), nullptr);
+    EXPECT_EQ(static_cast<long>(tree.root.find("main_scope")->count), main_scopes);
+    const TimerNode* inner = tree.root.find("main_scope")->find("inner");
+    ASSERT_NE(inner, nullptr);
+    EXPECT_EQ(static_cast<long>(inner->count), main_scopes);
+    EXPECT_EQ(tree.root.find("in_handler"), nullptr);
+    EXPECT_EQ(tree.root.find("main_scope")->children.size(), 1u) << "nothing else under the main thread's scope";
+    EXPECT_EQ(metadata(tree, "dropped_scopes"), std::to_string(handler_scopes));
+    EXPECT_EQ(metadata(tree, "dropped_scopes_in_signal_handlers"), std::to_string(handler_scopes));
+    EXPECT_EQ(metadata(tree, "misnested_scopes"), "");
+}
+
+TEST(SignalHandlerMarkers, AHandlerInstalledThroughRingprofHasItsMarkersRefusedAndCounted) {
+    TempDir dir;
+    long main_scopes = 0, handler_scopes = 0;
+    const TimerTree tree = hammer_from_a_handler(dir, Install::ThroughRingprof, main_scopes, handler_scopes);
+    expect_refused_and_counted(tree, main_scopes, handler_scopes);
+}
+
+TEST(SignalHandlerMarkers, AHandlerStartingWithProfSignalHandlerHasItsMarkersRefusedAndCounted) {
+    TempDir dir;
+    long main_scopes = 0, handler_scopes = 0;
+    const TimerTree tree = hammer_from_a_handler(dir, Install::MarkedInTheHandler, main_scopes, handler_scopes);
+    expect_refused_and_counted(tree, main_scopes, handler_scopes);
+}
+
+void first_handler(int) {}
+void second_handler(int, siginfo_t*, void*) {}
+
+// What sigaction() would say: the program's own handler, not the wrapper around it.
+TEST(SignalHandlerMarkers, SetSignalHandlerReportsTheProgramsOwnPreviousHandler) {
+    struct sigaction saved {};
+    ::sigaction(SIGUSR2, nullptr, &saved);
+    struct sigaction first {};
+    first.sa_handler = first_handler;
+    ASSERT_EQ(set_signal_handler(SIGUSR2, &first, nullptr), 0);
+    struct sigaction second {};
+    second.sa_sigaction = second_handler;
+    second.sa_flags = SA_SIGINFO;
+    struct sigaction old {};
+    ASSERT_EQ(set_signal_handler(SIGUSR2, &second, &old), 0);
+    EXPECT_EQ(old.sa_handler, first_handler);
+    EXPECT_EQ(old.sa_flags & SA_SIGINFO, 0);
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    ASSERT_EQ(set_signal_handler(SIGUSR2, &dfl, &old), 0);
+    EXPECT_EQ(old.sa_sigaction, second_handler);
+    EXPECT_NE(old.sa_flags & SA_SIGINFO, 0);
+    EXPECT_EQ(set_signal_handler(0, &dfl, nullptr), -1);
+    ::sigaction(SIGUSR2, &saved, nullptr);
+}
+
+}  // namespace
+}  // namespace ringprof::testing
