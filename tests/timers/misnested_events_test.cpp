@@ -34,7 +34,7 @@ Decoded decode(const std::vector<Event>& events) {
     EXPECT_TRUE(ring.ring().try_write(events.data(), events.size()));
     ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);  // 1 tick = 1 ns
     Aggregator aggregator(clock);
-    ThreadTrack track(&ring, 0);
+    ThreadTrack track(&ring);
     aggregator.decode(track, 0, events.size(), nullptr);
     Snapshot s;
     aggregator.fill(s, {&track});

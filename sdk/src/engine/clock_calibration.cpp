@@ -2,9 +2,8 @@
 
 #include <time.h>
 
-#include <chrono>
+#include <cerrno>
 #include <cmath>
-#include <thread>
 
 #include "ringprof/detail/clock.hpp"
 
@@ -54,6 +53,17 @@ std::int64_t round_half_away(double x) {
 
 }  // namespace
 
+// Until an absolute time: a relative sleep restarted after each signal is given back its
+// remaining time plus the kernel's timer slack (50 us), so under a flood of signals (a sampling
+// profiler's, a test's) it never ended and the session never started.
+namespace {
+void sleep_until_monotonic(std::uint64_t deadline_ns) {
+    const timespec at{static_cast<time_t>(deadline_ns / 1000000000ull), static_cast<long>(deadline_ns % 1000000000ull)};
+    while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) == EINTR) {
+    }
+}
+}  // namespace
+
 std::uint64_t ClockCalibration::monotonic_ns() {
     timespec ts{};
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -72,7 +82,7 @@ ClockCalibration::ClockCalibration() {
     start_ticks_ = first.ticks;
     start_mono_ns_ = first.mono_ns;
     // A short first baseline so early conversions are already close; refresh() improves it.
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    sleep_until_monotonic(start_mono_ns_ + 2'000'000);
     const Pair now = read_pair();
     double rate = 1.0;
     if (now.ticks > start_ticks_ && now.mono_ns > start_mono_ns_) {
