@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -137,6 +138,12 @@ TEST(RingMemory, AThreadThatGetsNoRingHasItsScopesCountedAsDroppedAndSaidOnce) {
             Session session(timers_only(dir));
             std::atomic<bool> go{false}, done{false};
             std::thread starved([&] {
+                // This thread's malloc arena exists before the limit. A process running this test
+                // alone (ctest runs each test in its own) has no arena left by exited threads to
+                // reuse, and creating one (a 64 MB reservation) under the limit fails glibc's own
+                // bookkeeping (the thread-local destructors' list) before ringprof's ring.
+                void* volatile warm = std::malloc(64);
+                std::free(warm);
                 while (!go.load()) std::this_thread::sleep_for(1ms);
                 for (int i = 0; i < 100; ++i) {
                     PROF_SCOPE("starved");
