@@ -41,7 +41,7 @@ install_missing() {
 configure_and_build() {  # preset, build dir, [cmake -D options...]
     local preset=$1 dir=$2
     shift 2
-    cmake --preset "$preset" -B "$dir" "$@" >/dev/null
+    cmake -S "$here" --preset "$preset" -B "$dir" "$@" >/dev/null
     local targets=()
     case "$preset" in
         fuzz) targets=(--target fuzz_all) ;;
@@ -52,8 +52,8 @@ configure_and_build() {  # preset, build dir, [cmake -D options...]
 
 # One ctest entry per test, spread over the cores; the preset brings the environment (the
 # sanitizer builds' RINGPROF_TEST_SCALE=10, RINGPROF_SKIP_BROWSER_TESTS=1, TSAN_OPTIONS).
-run_tests() {  # preset, build dir
-    ctest --preset "$1" --test-dir "$2" -j "$jobs"
+run_tests() {  # preset, build dir (ctest reads the presets of the current directory)
+    (cd "$here" && ctest --preset "$1" --test-dir "$2" -j "$jobs")
 }
 
 stage() {  # the previous stage's time, then the next stage's title
