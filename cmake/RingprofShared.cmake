@@ -19,15 +19,6 @@ target_link_libraries(ringprof_shared
 # The static target's usage requirements, minus the archive itself.
 target_include_directories(ringprof_shared PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/sdk/include>
+  $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 target_compile_features(ringprof_shared PUBLIC cxx_std_17)
-
-install(TARGETS ringprof_shared EXPORT ringprofTargets
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-
-# ringprof.pc for builds that are not CMake: `pkg-config --cflags --libs ringprof` links the
-# shared library (`--static` adds what the archive needs). Its prefix is found from where the
-# file lies (${pcfiledir}), so it stays right for any `cmake --install --prefix`.
-file(RELATIVE_PATH RINGPROF_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
-configure_file(${PROJECT_SOURCE_DIR}/cmake/ringprof.pc.in ${PROJECT_BINARY_DIR}/ringprof.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/ringprof.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <future>
 #include <string>
@@ -140,14 +141,22 @@ TEST(RingMemory, AThreadThatGetsNoRingHasItsScopesCountedAsDroppedAndSaidOnce) {
             const int fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
             ::dup2(fd, 2);
             Session session(timers_only(dir));
-            std::atomic<bool> go{false}, done{false};
+            std::atomic<bool> warmed{false}, go{false}, done{false};
             std::thread starved([&] {
+                // This thread's malloc arena exists before the limit. A process running this test
+                // alone (ctest runs each test in its own) has no arena left by exited threads to
+                // reuse, and creating one (a 64 MB reservation) under the limit fails glibc's own
+                // bookkeeping (the thread-local destructors' list) before ringprof's ring.
+                void* volatile warm = std::malloc(64);
+                std::free(warm);
+                warmed = true;
                 while (!go.load()) std::this_thread::sleep_for(1ms);
                 for (int i = 0; i < 100; ++i) {
                     PROF_SCOPE("starved");
                 }
                 done = true;
             });
+            while (!warmed.load()) std::this_thread::sleep_for(1ms);
             // Address space as it is now: the thread's first ring segment cannot be mapped.
             rlimit old{};
             ::getrlimit(RLIMIT_AS, &old);

@@ -75,6 +75,11 @@ if(PKG_CONFIG)
   if(rc OR NOT pc_flags MATCHES "-lringprof")
     message(FATAL_ERROR "pkg-config --cflags --libs ringprof failed: '${pc_flags}'")
   endif()
+  # Only what every user needs: the language standard and the run-time search path are the
+  # user's build's own choice (a forced -std=c++17 breaks a C++20 build's flags).
+  if(pc_flags MATCHES "-std=|rpath")
+    message(FATAL_ERROR "ringprof.pc imposes build choices on its users: '${pc_flags}'")
+  endif()
   separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
   set(sanitize_flags)
   if(SANITIZE)
@@ -87,7 +92,9 @@ if(PKG_CONFIG)
   if(rc)
     message(FATAL_ERROR "building with pkg-config's flags for ringprof failed")
   endif()
-  execute_process(COMMAND ${dir}/consumer ${dir}/out RESULT_VARIABLE rc)
+  # No rpath from ringprof.pc: the loader is told where libringprof.so is, as a user would.
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${prefix}/lib ${dir}/consumer ${dir}/out
+                  RESULT_VARIABLE rc)
   if(rc)
     message(FATAL_ERROR "the consumer built with pkg-config's flags failed")
   endif()
