@@ -5,7 +5,7 @@
 //  - a demo-like run (a stepping thread plus workers in a hot loop) with recording off, with the
 //    timers only, and with every built-in backend: compare the times as ratios;
 //  - the trace's span line written as the backend does (std::to_chars) and with fmt, to decide
-//    where fmt can write timeline text (issue 14).
+//    where fmt can write timeline text.
 #include <benchmark/benchmark.h>
 #include <fmt/compile.h>
 #include <fmt/format.h>

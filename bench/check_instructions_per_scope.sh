@@ -4,11 +4,9 @@
 # Exits 1 above the ceiling or when the loop dropped scopes, 2 when it cannot measure.
 set -euo pipefail
 
-# Measured 60-64 instructions per scope before issue 15, 42 after it (one compare admits a Begin,
-# an End only writes, the Scope closes through one word kept in registers), 43 once events are
-# written at a cursor (two compares at the last slot, for 4% less time), 39 once a thread without
-# a ring points at a ring with no room (the room compare is also the null test) and the closing
-# word of a recorded scope is known to be an aligned ring (no bit test). Issue 15's ceiling.
+# The marker counts 34 (one compare admits a Begin, an End only writes, the Scope closes through
+# one word kept in registers); the ceiling leaves room for a platform's differences but fails the
+# 60-odd of a marker that checks its ring, its thread and its clock on every event.
 ceiling=${RINGPROF_SCOPE_INSTRUCTION_CEILING:-50}
 
 build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)

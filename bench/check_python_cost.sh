@@ -6,7 +6,7 @@
 # Exits 1 over a budget in every attempt, 2 when it cannot measure.
 set -euo pipefail
 
-# A shared machine can slow one run's variants unevenly (issue 17 measured Profile 0.82-0.96 of
+# A shared machine can slow one run's variants unevenly (Profile measured 0.82-0.96 of
 # cProfile at load 8-38); the best of three runs counts. Measured on one CPU in process time
 # (python_cost.py says why): Profile 0.75-0.82 in every run here, against 1.01-1.02 in all three
 # attempts of a CI run at load 127-138 when the measuring thread's time was checked.

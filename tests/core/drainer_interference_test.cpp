@@ -1,4 +1,4 @@
-// The drainer stays out of its producers' way (issue 15): it reads a ring in batches on its own
+// The drainer stays out of its producers' way: it reads a ring in batches on its own
 // cadence instead of following right behind the producer, and a producer pays for waking it (a
 // system call) rarely, not at every quarter of a small segment. Measured in bench_overhead
 // (--placement=split): a drainer that re-reads a ring right behind its producer makes a scope

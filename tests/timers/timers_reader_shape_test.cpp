@@ -19,7 +19,7 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(TimersReaderShape, AGaugeWrittenFromNonFiniteValuesReadsBackAsNoValue) {
-    // Issue 11's writers write NaN/inf gauge values as null and may add a count of them.
+    // Writers put NaN/inf gauge values as null and may add a count of them.
     const TimerTree t = parse_timers_json(
         R"({"name": "root", "total": 1.0, "count": 1, "future_field": {"x": [1]},
             "gauges": {"loss": {"value": null, "min": null, "max": 2.5, "count": 3, "non_finite_count": 2}}})");

@@ -282,8 +282,17 @@ Snapshot SessionImpl::make_snapshot(bool final) {
     if (const std::uint64_t in_handlers = detail::signal_handler_drops()) {
         t.set_metadata("dropped_scopes_in_signal_handlers", std::to_string(in_handlers));
     }
-    if (const std::uint64_t misnested = drainer.aggregator().misnested() + detail::foreign_closes()) {
+    if (const std::uint64_t misnested = drainer.aggregator().misnested()) {
         t.set_metadata("misnested_scopes", std::to_string(misnested));
+    }
+    if (const std::uint64_t foreign = detail::foreign_closes()) {
+        t.set_metadata("scopes_ended_on_another_thread", std::to_string(foreign));
+        static std::atomic<bool> said{false};
+        if (!said.exchange(true)) {
+            std::fprintf(stderr,
+                         "ringprof: a scope was ended on another thread than the one that opened it; its end is not "
+                         "recorded (counted in the metadata as scopes_ended_on_another_thread)\n");
+        }
     }
     if (const std::uint64_t failures = detail::internal_failures()) {
         t.set_metadata("profiler_failures", std::to_string(failures));

@@ -32,7 +32,7 @@ using detail::string_of;
 using detail::where;
 using detail::whole_count;
 
-// Gauges written from NaN or infinity are null (issue 11): read back as NaN, "no value".
+// Gauges written from NaN or infinity are null: read back as NaN, "no value".
 double gauge_number(od::value v, const char* field) {
     if (v.type() == od::json_type::null) return std::numeric_limits<double>::quiet_NaN();
     return finite_number(v, field);

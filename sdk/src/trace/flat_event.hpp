@@ -2,9 +2,9 @@
 // values are plain strings, numbers and literals, with args an object of plain strings and
 // numbers (or null), keys in any order. It reads the text once, straight into the fields, where
 // simdjson's On-Demand walk of such an event (and our handling of each field it hands back) was
-// about a quarter of a merge's CPU time. This is the measured case where simdjson could not serve
-// (issue 13): on bench_merge's input, 2.11 G -> 1.44 G instructions (callgrind), 222 -> 172 ms of
-// CPU (perf stat), 1.2x-1.3x less wall time in interleaved runs, 30x-47x smdebug (docs/merge.md).
+// about a quarter of a merge's CPU time. This is the measured case where simdjson could not serve:
+// on bench_merge's input, 2.11 G -> 1.44 G instructions (callgrind), 222 -> 172 ms of CPU (perf
+// stat), 1.2x-1.3x less wall time in interleaved runs.
 //
 // It is strict: whenever it is not sure (an escape, a byte outside printable ASCII in a string,
 // nesting, an integer of more than 18 digits, -0, a number out of range, any syntax it does not

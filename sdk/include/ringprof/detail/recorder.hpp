@@ -34,7 +34,8 @@ extern RINGPROF_HOT_PATH_GLOBAL __thread Ring* t_ring;
 
 // How an open scope is closed, decided once when it opens so that the closing path tests one
 // word: the ring's address (64-aligned, so its low bits are free) with the low bits saying how.
-// A plain Ring* is a recorded scope on the built-in clock: the only case the inline end handles.
+// A plain Ring* is a recorded scope on the built-in clock: the only case the inline end handles
+// (on the thread that owns the ring).
 using Closing = std::uintptr_t;
 inline constexpr Closing kRefused = 1;        // ring | kRefused: the ring refused it (end_refused)
 inline constexpr Closing kSlowClock = 2;      // ring | kSlowClock: ends with the custom clock
@@ -97,8 +98,11 @@ inline Closing open_record(Event* events, std::uint64_t n) noexcept {
 }
 
 // The clock a scope ends with is the one it began with: the end path never reads g_state.
+// Only the thread that opened a scope ends it inline: the compare with this thread's ring (never
+// tagged, so equal means recorded on the built-in clock) sends an end on another thread, which a
+// task system makes easily, out of line, where it is counted instead of racing the ring's owner.
 inline void close_scope(Closing closing, std::uint64_t tag) noexcept {
-    if (__builtin_expect((closing & kClosingBits) == 0, 1)) {
+    if (__builtin_expect(closing == reinterpret_cast<Closing>(t_ring), 1)) {
         reinterpret_cast<Ring*>(closing)->end(tag, read_ticks());
     } else if (closing != kNotRecording) {
         close_slow(closing, tag);
