@@ -1,7 +1,6 @@
 # `pip install` as a Python user does it: on a copy of the sources (no build folder), in fresh
 # virtual environments of PYTHON, then the pytest suite against what pip installed (the suite's
-# scenarios run the venv's interpreter; nothing comes from the build tree or the sources; the whole
-# suite against the wheel, its scopes' tests against the direct install):
+# scenarios run the venv's interpreter; nothing comes from the build tree or the sources):
 #   venv/       pip install <copy>          the direct path (one full CMake build, timed)
 #   dist/       pip wheel <copy>            the same build folder, so it only packs
 #   wheel_venv/ pip install dist/*.whl      after the copy and its build are deleted: the wheel
@@ -46,17 +45,11 @@ endif()
 check("python -m venv (for the wheel)" ${PYTHON} -m venv --system-site-packages ${wheel_venv})
 check("pip install <the wheel>" ${CMAKE_COMMAND} -E env ${pip_env} ${wheel_venv}/bin/python -m pip install ${wheel})
 
-# The whole suite against the wheel (nothing of the build left); the direct install holds the same
-# files, so its scopes' tests are enough to show it works (the whole suite three times, with the
-# ctest `python`, was a tenth of CI's time budget).
-foreach(env_and_tests "${venv}|${TESTS_DIR}/test_scopes.py" "${wheel_venv}|${TESTS_DIR}")
-  string(REPLACE "|" ";" env_and_tests "${env_and_tests}")
-  list(GET env_and_tests 0 env)
-  list(GET env_and_tests 1 tests)
+foreach(env ${venv} ${wheel_venv})
   execute_process(
     COMMAND ${CMAKE_COMMAND} -E env --unset=PYTHONPATH --unset=RINGPROF_TEST_PREFIX
             RINGPROF_TEST_PYTHON=${env}/bin/python RINGPROF_TEST_WORK_DIR=${WORK_DIR}
-            ${env}/bin/python -m pytest -q -p no:cacheprovider ${tests}
+            ${env}/bin/python -m pytest -q -p no:cacheprovider ${TESTS_DIR}
     WORKING_DIRECTORY ${WORK_DIR}
     RESULT_VARIABLE rc)
   if(rc)
