@@ -25,13 +25,20 @@ void expect_exit_while_a_thread_loops(Call call) {
     const Outcome o = run_bounded([&] {
         set_env("RINGPROF_OUTPUT_DIR", dir.str());
         set_env("RINGPROF_RUN_ID", "racing");
+        static std::atomic<int> rounds{0};
         std::thread([call] {
             for (;;) {
-                PROF_SCOPE("x");
-                call();
+                {
+                    PROF_SCOPE("x");
+                    call();
+                }
+                rounds.fetch_add(1);
             }
         }).detach();
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        // The first round starts the default session (slow under a sanitizer on a loaded
+        // machine): exit only once the race is on and a scope has ended.
+        while (rounds.load() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
         return 0;
     });
     ASSERT_TRUE(o.finished) << "exit hung while another thread used the API";
