@@ -1,0 +1,263 @@
+// analyze_steps: the merge's files and reader feed per-file step spans (steps/step_events.hpp);
+// this thread folds them together, gives events without step_num their step, and describes.
+#include "ringprof/step_statistics.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "merge/file_readers.hpp"
+#include "merge/trace_files.hpp"
+#include "merge/trace_selection.hpp"
+#include "steps/describe.hpp"
+#include "steps/step_events.hpp"
+
+namespace ringprof {
+
+namespace m = detail;
+
+std::optional<StepGrouping> step_grouping_named(std::string_view name) {
+    if (name == "training_phase") return StepGrouping::training_phase;
+    if (name == "process") return StepGrouping::process;
+    if (name == "framework_metric") return StepGrouping::framework_metric;
+    if (name == "node") return StepGrouping::node;
+    return std::nullopt;
+}
+
+std::string_view step_grouping_name(StepGrouping by) {
+    switch (by) {
+        case StepGrouping::training_phase: return "training_phase";
+        case StepGrouping::process: return "process";
+        case StepGrouping::framework_metric: return "framework_metric";
+        case StepGrouping::node: return "node";
+    }
+    return "?";
+}
+
+const std::vector<StepGroupStats>& StepAnalysis::by(StepGrouping g) const {
+    switch (g) {
+        case StepGrouping::training_phase: return training_phase;
+        case StepGrouping::process: return process;
+        case StepGrouping::framework_metric: return framework_metric;
+        case StepGrouping::node: return node;
+    }
+    throw std::invalid_argument("unknown step grouping");
+}
+
+namespace {
+
+// Every file's spans under one numbering of names (metrics, processes, nodes).
+struct JobSteps {
+    m::NameTable metrics, phases, nodes;
+    m::StepSpans metric_spans, phase_spans, node_spans;
+    std::map<std::int64_t, m::StepSpan> step_marks;  // by step: the order smdebug looks steps up in
+    struct Loose {
+        m::TraceNumber start, end;
+        std::uint32_t metric, phase, node;
+    };
+    std::vector<Loose> loose;
+
+    static void widen(m::StepSpans& spans, m::StepKey key, const m::StepSpan& s) {
+        const auto [it, fresh] = spans.try_emplace(key, s);
+        if (!fresh) it->second.widen(s.start, s.end);
+    }
+
+    void add(m::FileSteps& f, const std::string& node_name) {
+        std::vector<std::uint32_t> metric_ids, phase_ids;
+        for (const auto& n : f.metrics.names()) metric_ids.push_back(metrics.id(n));
+        for (const auto& n : f.phases.names()) phase_ids.push_back(phases.id(n));
+        const std::uint32_t node = nodes.id(node_name);
+        for (const auto& [k, s] : f.metric_spans) widen(metric_spans, {k.step, metric_ids[k.group]}, s);
+        for (const auto& [k, s] : f.phase_spans) widen(phase_spans, {k.step, phase_ids[k.group]}, s);
+        for (const auto& [step, s] : f.node_spans) widen(node_spans, {step, node}, s);
+        for (const auto& [step, s] : f.step_marks) {
+            const auto [it, fresh] = step_marks.try_emplace(step, s);
+            if (!fresh) it->second.widen(s.start, s.end);
+        }
+        for (const auto& e : f.loose) loose.push_back({e.start, e.end, metric_ids[e.metric], phase_ids[e.phase], node});
+        f.clear();
+    }
+};
+
+// smdebug's step of an event without step_num: the lowest-numbered step whose span (over the
+// Step:ModeKeys events that carry a step) strictly contains the event's start and end.
+class StepFinder {
+public:
+    explicit StepFinder(const std::map<std::int64_t, m::StepSpan>& marks) {
+        for (const auto& [step, span] : marks) by_start_.push_back({span, step});
+        std::stable_sort(by_start_.begin(), by_start_.end(),
+                         [](const Entry& a, const Entry& b) { return m::compare(a.span.start, b.span.start) < 0; });
+        for (const Entry& e : by_start_) {
+            reach_.push_back(reach_.empty() || m::compare(reach_.back(), e.span.end) < 0 ? e.span.end : reach_.back());
+        }
+    }
+
+    std::optional<std::int64_t> step_of(m::TraceNumber start, m::TraceNumber end) const {
+        // Steps starting before the event; walking back while one of them can still reach past
+        // its end (reach_ is the latest end up to each place), so disjoint steps cost a lookup.
+        const auto past = std::partition_point(by_start_.begin(), by_start_.end(),
+                                               [&](const Entry& e) { return m::compare(e.span.start, start) < 0; });
+        std::optional<std::int64_t> best;
+        for (auto i = static_cast<std::size_t>(past - by_start_.begin()); i-- > 0;) {
+            if (m::compare(reach_[i], end) <= 0) break;
+            if (m::compare(by_start_[i].span.end, end) > 0 && (!best || by_start_[i].step < *best)) best = by_start_[i].step;
+        }
+        return best;
+    }
+
+private:
+    struct Entry {
+        m::StepSpan span;
+        std::int64_t step;
+    };
+    std::vector<Entry> by_start_;
+    std::vector<m::TraceNumber> reach_;
+};
+
+double span_us(const m::StepSpan& s) { return m::subtract(s.end, s.start).as_double(); }
+
+// Per group, its spans over the steps, described; rows sorted by name as pandas' groupby sorts.
+std::vector<StepGroupStats> describe_groups(const m::StepSpans& spans, const m::NameTable& names, bool marks_only) {
+    std::vector<std::vector<double>> per_group(names.names().size());
+    for (const auto& [k, s] : spans) per_group[k.group].push_back(span_us(s));
+    std::vector<StepGroupStats> rows;
+    for (std::size_t g = 0; g < per_group.size(); ++g) {
+        const std::string& name = names.names()[g];
+        if (per_group[g].empty() || (marks_only && !m::is_step_mark(name))) continue;
+        StepGroupStats row;
+        row.group = name;
+        row.steps = per_group[g].size();
+        const m::Described d = m::describe(std::move(per_group[g]));
+        row.mean_us = d.mean;
+        row.min_us = d.min;
+        row.max_us = d.max;
+        row.p50_us = d.p50;
+        row.p95_us = d.p95;
+        row.p99_us = d.p99;
+        rows.push_back(std::move(row));
+    }
+    std::sort(rows.begin(), rows.end(), [](const StepGroupStats& a, const StepGroupStats& b) { return a.group < b.group; });
+    return rows;
+}
+
+// Per step, the slowest node against the others, and the steps whose time is an outlier.
+void find_stragglers(const JobSteps& job, StepAnalysis& a) {
+    std::map<std::int64_t, std::vector<std::pair<std::string_view, m::StepSpan>>> by_step;
+    for (const auto& [k, s] : job.node_spans) by_step[k.step].emplace_back(job.nodes.names()[k.group], s);
+    std::vector<double> durations;
+    for (auto& [step, nodes] : by_step) {
+        std::sort(nodes.begin(), nodes.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+        StepStraggler st;
+        st.step = step;
+        st.nodes = nodes.size();
+        m::StepSpan whole = nodes.front().second;
+        std::size_t slowest = 0;
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            whole.widen(nodes[i].second.start, nodes[i].second.end);
+            if (span_us(nodes[i].second) > span_us(nodes[slowest].second)) slowest = i;
+        }
+        st.duration_us = span_us(whole);
+        st.slowest_node = std::string(nodes[slowest].first);
+        st.slowest_us = span_us(nodes[slowest].second);
+        std::vector<double> others;
+        for (std::size_t i = 0; i < nodes.size(); ++i)
+            if (i != slowest) others.push_back(span_us(nodes[i].second));
+        if (!others.empty()) st.median_of_others_us = m::median_of(std::move(others));
+        durations.push_back(st.duration_us);
+        a.steps.push_back(std::move(st));
+    }
+    if (durations.empty()) return;
+    a.step_median_us = m::median_of(durations);
+    a.step_mad_us = m::median_absolute_deviation(durations, a.step_median_us);
+    for (StepStraggler& st : a.steps) st.outlier = st.duration_us > a.step_median_us + a.outlier_k * a.step_mad_us;
+}
+
+std::uint64_t text_bytes(const m::TraceFile& f) { return f.size * (f.kind == m::SourceKind::trace_gz ? 10 : 1); }
+
+}  // namespace
+
+StepAnalysis analyze_steps(const std::string& path, const StepRequest& request) {
+    StepAnalysis a;
+    a.outlier_k = request.outlier_k;
+    m::check_range_request(request.range, request.unit);
+    m::Discovery found;
+    try {
+        found = m::discover_trace_files(path, request.suffixes);
+    } catch (const std::runtime_error& e) {
+        throw MergeError(e.what());
+    }
+    std::map<std::string, std::string> skipped;  // path -> reason, one message per input
+    for (const auto& p : found.problems) skipped.emplace(p.path, p.reason);
+    const std::optional<m::TimeRange> range = m::resolve_range(path, request.range, request.unit, skipped);
+    const std::vector<m::TraceFile> files = range ? m::select_for_range(found.files, range->first, range->second) : found.files;
+
+    // The largest files first, so that one is not left to a single thread at the end (as merge).
+    std::vector<std::size_t> order(files.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return text_bytes(files[x]) > text_bytes(files[y]); });
+    // Each worker fills its file's slot; the slot is read here only after the file's `done`.
+    std::vector<m::FileSteps> of_file(files.size());
+    const auto read_file = [&](std::size_t k, m::FileReaders::Outbox&) {
+        const std::size_t i = order[k];
+        m::StepEventSink sink(of_file[i], range);
+        m::FileMessage done;
+        done.error = m::read_trace_file(files[i], sink, [&] { of_file[i].clear(); }, done.outcome);
+        return done;
+    };
+    JobSteps job;
+    std::vector<std::vector<std::string>> notes_of(files.size());
+    {
+        const unsigned threads = request.reader_threads ? request.reader_threads : m::default_reader_threads();
+        m::FileReaders readers(files.size(), threads, read_file);
+        for (std::size_t taken = 0; taken < files.size(); ++taken) {
+            const std::size_t i = order[readers.next_file()];
+            m::FileMessage msg = readers.next();
+            while (msg.kind != m::FileMessage::Kind::done) msg = readers.next();
+            if (msg.error) {
+                skipped[files[i].path] = *msg.error;
+                of_file[i].clear();
+                continue;
+            }
+            job.add(of_file[i], files[i].node_id);
+            a.events_read += msg.outcome.events;
+            a.events_dropped += msg.outcome.dropped;
+            for (const auto& n : msg.outcome.notes) notes_of[i].push_back(files[i].path + ": " + n);
+            ++a.files_read;
+        }
+    }
+    for (auto& notes : notes_of)
+        for (auto& n : notes) a.notes.push_back(std::move(n));
+    for (auto& [p, reason] : skipped) a.skipped.push_back({p, reason});
+    for (const auto& d : found.duplicates) a.notes.push_back(d.path + ": " + d.reason);
+    if (range) {
+        a.start_us = m::round_half_even(range->first);
+        a.end_us = m::round_half_even(range->second);
+    }
+
+    const StepFinder finder(job.step_marks);
+    std::set<std::string> outside_names;
+    for (const auto& e : job.loose) {
+        const std::optional<std::int64_t> step = finder.step_of(e.start, e.end);
+        if (!step) {
+            ++a.events_outside_steps;
+            outside_names.insert(job.metrics.names()[e.metric]);
+            continue;
+        }
+        const m::StepSpan s{e.start, e.end};
+        JobSteps::widen(job.metric_spans, {*step, e.metric}, s);
+        JobSteps::widen(job.phase_spans, {*step, e.phase}, s);
+        JobSteps::widen(job.node_spans, {*step, e.node}, s);
+    }
+    a.names_outside_steps.assign(outside_names.begin(), outside_names.end());
+
+    a.training_phase = describe_groups(job.metric_spans, job.metrics, true);
+    a.framework_metric = describe_groups(job.metric_spans, job.metrics, false);
+    a.process = describe_groups(job.phase_spans, job.phases, false);
+    a.node = describe_groups(job.node_spans, job.nodes, false);
+    find_stragglers(job, a);
+    return a;
+}
+
+}  // namespace ringprof
