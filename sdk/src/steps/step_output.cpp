@@ -32,11 +32,12 @@ void append_csv_field(std::string& out, const std::string& field) {
 
 std::string us(double v) { return fmt::format("{:.1f}", v); }
 
-// How many times each node was a step's slowest, most first.
+// How many times each node held a step back (slower than the median of the others: a step where
+// every node took as long has no straggler), most first.
 std::vector<std::pair<std::string, std::uint64_t>> slowest_counts(const StepAnalysis& a) {
     std::map<std::string, std::uint64_t> counts;
     for (const auto& s : a.steps)
-        if (s.nodes > 1) ++counts[s.slowest_node];
+        if (s.median_of_others_us && s.slowest_us > *s.median_of_others_us) ++counts[s.slowest_node];
     std::vector<std::pair<std::string, std::uint64_t>> out(counts.begin(), counts.end());
     std::stable_sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
     return out;
@@ -88,7 +89,7 @@ std::string render_step_table(const StepAnalysis& a, StepGrouping by) {
         }
         const auto counts = slowest_counts(a);
         if (!counts.empty()) {
-            out += "slowest most often:";
+            out += "slower than the others' median most often:";
             for (const auto& [node, n] : counts) fmt::format_to(std::back_inserter(out), " {} ({} steps)", node, n);
             out += '\n';
         }
@@ -150,7 +151,7 @@ std::string render_step_json(const StepAnalysis& a, StepGrouping by) {
         fmt::format_to(std::back_inserter(out), "{}{}", first ? "" : ", ", s.step);
         first = false;
     }
-    out += "]},\n\"slowest_most_often\": [";
+    out += "]},\n\"stragglers\": [";
     first = true;
     for (const auto& [node, n] : slowest_counts(a)) {
         out += first ? "{\"node\": " : ", {\"node\": ";
