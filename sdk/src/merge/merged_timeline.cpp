@@ -235,30 +235,6 @@ private:
     std::uint64_t position_ = 0;  // of the next kept event among the file's: the store's seq, less the rank
 };
 
-// About how many bytes of JSON a file holds. Chrome traces shrink 5-15x in gzip (bench_merge's
-// synthetic one 34x): counting a compressed byte as 10 is enough to rank the files and to size the
-// store's index, which is all this is for.
-std::uint64_t text_bytes(const m::TraceFile& f) {
-    constexpr std::uint64_t kGzipExpansion = 10;
-    return f.size * (f.kind == m::SourceKind::trace_gz ? kGzipExpansion : 1);
-}
-
-// The order files are started in: the most work first, so that the largest file (often a
-// gzip trace, which one thread must inflate and parse alone) starts at once instead of being left
-// to one thread at the end while the other core idles (bench_merge input: its 10 MB trace.json.gz
-// came last and one reader spent the last third of the merge on it alone). The answer does not
-// depend on this order: the store orders ties by each file's rank in smdebug's reading order.
-// With the batch text kept as records and the writing thread: 1.05x (load 7) to 1.49x (load 27)
-// faster than before in interleaved runs, 24.3x-39.0x smdebug's MergedTimeline; 27x-47x since
-// the flat-event fast path (docs/merge.md).
-std::vector<std::size_t> starting_order(const std::vector<m::TraceFile>& files) {
-    std::vector<std::size_t> order(files.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return text_bytes(files[a]) > text_bytes(files[b]); });
-    return order;
-}
-
 }  // namespace
 
 const std::vector<std::string>& MergedTimeline::known_suffixes() { return m::known_suffixes(); }
@@ -302,7 +278,7 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
     m::EventBatch::Memory batch_memory;  // outlives the store, which keeps the batches' text
     m::RecordStore store(budget, temp_dir.empty() ? std::filesystem::temp_directory_path().string() : temp_dir);
     std::uint64_t input_bytes = 0;
-    for (const auto& f : files) input_bytes += text_bytes(f);
+    for (const auto& f : files) input_bytes += m::text_bytes(f);
     store.reserve_index_for(input_bytes);
     Tables tables;
     std::optional<m::TraceNumber> max_end;  // over merged files
@@ -311,7 +287,7 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
         // file whole, those read to the end first (it used to wait behind the slowest file, then
         // store what had queued up while the other cores idled). The store orders ties by file
         // rank, so the answer is the same whatever the thread count or the order files finish in.
-        const std::vector<std::size_t> order = starting_order(files);
+        const std::vector<std::size_t> order = m::starting_order(files);
         std::vector<std::vector<std::string>> notes_of(files.size());  // reported in reading order
         const auto read_file = [&](std::size_t k, m::FileReaders::Outbox& out) {
             BatchSink sink(plan.range, out, batch_memory, tables, files[order[k]].node_id);

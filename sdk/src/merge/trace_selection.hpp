@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "merge/trace_files.hpp"
 #include "ringprof/merged_timeline.hpp"
@@ -38,6 +39,13 @@ std::unique_ptr<ByteSource> open_trace(const TraceFile& f);
 // (its time base turned up only after its events).
 std::optional<std::string> read_trace_file(const TraceFile& f, EventSink& sink, const std::function<void()>& restart,
                                            ReadOutcome& outcome);
+
+// About how many bytes of JSON a file holds (a gzip byte counted as 10).
+std::uint64_t text_bytes(const TraceFile& f);
+
+// The order to start reading files in: the most work first, so that the largest is not left to
+// one thread at the end. Answers must not depend on it.
+std::vector<std::size_t> starting_order(const std::vector<TraceFile>& files);
 
 // One reader per core, at most 8 (see merged_timeline.cpp for the measurements).
 unsigned default_reader_threads();

@@ -173,8 +173,6 @@ void find_stragglers(const JobSteps& job, StepAnalysis& a) {
     for (StepStraggler& st : a.steps) st.outlier = st.duration_us > a.step_median_us + a.outlier_k * a.step_mad_us;
 }
 
-std::uint64_t text_bytes(const m::TraceFile& f) { return f.size * (f.kind == m::SourceKind::trace_gz ? 10 : 1); }
-
 }  // namespace
 
 StepAnalysis analyze_steps(const std::string& path, const StepRequest& request) {
@@ -192,11 +190,7 @@ StepAnalysis analyze_steps(const std::string& path, const StepRequest& request) 
     const std::optional<m::TimeRange> range = m::resolve_range(path, request.range, request.unit, skipped);
     const std::vector<m::TraceFile> files = range ? m::select_for_range(found.files, range->first, range->second) : found.files;
 
-    // The largest files first, so that one is not left to a single thread at the end (as merge).
-    std::vector<std::size_t> order(files.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t x, std::size_t y) { return text_bytes(files[x]) > text_bytes(files[y]); });
+    const std::vector<std::size_t> order = m::starting_order(files);
     // Each worker fills its file's slot; the slot is read here only after the file's `done`.
     std::vector<m::FileSteps> of_file(files.size());
     const auto read_file = [&](std::size_t k, m::FileReaders::Outbox&) {
