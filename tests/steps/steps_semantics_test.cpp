@@ -2,6 +2,8 @@
 // belongs to, and how percentiles interpolate.
 #include <gtest/gtest.h>
 
+#include <simdjson.h>
+
 #include <string>
 #include <vector>
 
@@ -76,6 +78,22 @@ TEST(StepsSemantics, LayerNameThenArgsNameThenTheEventsNameNameTheMetric) {
     // pandas' CSV quotes a field with a quote in it, doubling the quote.
     EXPECT_NE(ringprof::render_step_csv(a, ringprof::StepGrouping::framework_metric).find("\n\"by \"\"layer\"\"\",10.0,"),
               std::string::npos);
+}
+
+TEST(StepsSemantics, AStepOnOneNodeHasNoOthersToCompareWith) {
+    TempDir dir;
+    write_timeline(dir.path(), "1-algo-1", kBase + 10000, "pythontimeline.json", kBase, {{1, "Step:ModeKeys.TRAIN"}},
+                   {{"Step:ModeKeys.TRAIN", 1, 1000, 4000, "{\"step_num\": \"1\"}"}});
+    const ringprof::StepAnalysis a = ringprof::analyze_steps(dir.str());
+    ASSERT_EQ(a.steps.size(), 1u);
+    EXPECT_FALSE(a.steps[0].median_of_others_us.has_value());
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(ringprof::render_step_json(a, ringprof::StepGrouping::node)).get(doc), simdjson::SUCCESS);
+    simdjson::dom::element step = doc["steps"].at(0);
+    EXPECT_TRUE(step["median_of_others_us"].is_null());
+    EXPECT_EQ(std::string_view(step["slowest_node"]), "algo-1-1");
+    EXPECT_EQ(simdjson::dom::array(doc["stragglers"]).size(), 0u);
 }
 
 TEST(StepsSemantics, NoEventsGiveTheHeaderAlone) {
