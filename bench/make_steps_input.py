@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the input of steps_vs_smdebug.sh: a job in smdebug's layout, two hosts of two processes,
-STEPS training steps (default 1600, about 32 MB). Per step and process: the Step:ModeKeys.TRAIN event,
+STEPS training steps (default 1600, about 32 MB). Per step and process (262,400 events in all): the Step:ModeKeys.TRAIN event,
 30 data-iterator events carrying step_num, 10 forward events without it (their step is the one
 containing them; some named by args.layer_name). Every event lies in a step, so smdebug's analysis
 runs to the end. Usage: make_steps_input.py DIR [STEPS]"""
