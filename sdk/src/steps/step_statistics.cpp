@@ -12,6 +12,7 @@
 #include "merge/trace_selection.hpp"
 #include "steps/describe.hpp"
 #include "steps/step_events.hpp"
+#include "steps/step_finder.hpp"
 
 namespace ringprof {
 
@@ -78,41 +79,6 @@ struct JobSteps {
         for (const auto& e : f.loose) loose.push_back({e.start, e.end, metric_ids[e.metric], phase_ids[e.phase], node});
         f.clear();
     }
-};
-
-// smdebug's step of an event without step_num: the lowest-numbered step whose span (over the
-// Step:ModeKeys events that carry a step) strictly contains the event's start and end.
-class StepFinder {
-public:
-    explicit StepFinder(const std::map<std::int64_t, m::StepSpan>& marks) {
-        for (const auto& [step, span] : marks) by_start_.push_back({span, step});
-        std::stable_sort(by_start_.begin(), by_start_.end(),
-                         [](const Entry& a, const Entry& b) { return m::compare(a.span.start, b.span.start) < 0; });
-        for (const Entry& e : by_start_) {
-            reach_.push_back(reach_.empty() || m::compare(reach_.back(), e.span.end) < 0 ? e.span.end : reach_.back());
-        }
-    }
-
-    std::optional<std::int64_t> step_of(m::TraceNumber start, m::TraceNumber end) const {
-        // Steps starting before the event; walking back while one of them can still reach past
-        // its end (reach_ is the latest end up to each place), so disjoint steps cost a lookup.
-        const auto past = std::partition_point(by_start_.begin(), by_start_.end(),
-                                               [&](const Entry& e) { return m::compare(e.span.start, start) < 0; });
-        std::optional<std::int64_t> best;
-        for (auto i = static_cast<std::size_t>(past - by_start_.begin()); i-- > 0;) {
-            if (m::compare(reach_[i], end) <= 0) break;
-            if (m::compare(by_start_[i].span.end, end) > 0 && (!best || by_start_[i].step < *best)) best = by_start_[i].step;
-        }
-        return best;
-    }
-
-private:
-    struct Entry {
-        m::StepSpan span;
-        std::int64_t step;
-    };
-    std::vector<Entry> by_start_;
-    std::vector<m::TraceNumber> reach_;
 };
 
 double span_us(const m::StepSpan& s) { return m::subtract(s.end, s.start).as_double(); }
@@ -230,7 +196,7 @@ StepAnalysis analyze_steps(const std::string& path, const StepRequest& request) 
         a.end_us = m::round_half_even(range->second);
     }
 
-    const StepFinder finder(job.step_marks);
+    const m::StepFinder finder(job.step_marks);
     std::set<std::string> outside_names;
     for (const auto& e : job.loose) {
         const std::optional<std::int64_t> step = finder.step_of(e.start, e.end);
