@@ -96,6 +96,26 @@ TEST(StepsSemantics, AStepOnOneNodeHasNoOthersToCompareWith) {
     EXPECT_EQ(simdjson::dom::array(doc["stragglers"]).size(), 0u);
 }
 
+TEST(StepsSemantics, PastTheMemoryBudgetTheFilesAreReadAgainForTheSameAnswer) {
+    const std::string fixture = std::string(RINGPROF_TEST_SOURCE_DIR) + "/steps/smdebug_answer/";
+    for (const char* input : {"input", "outside_steps"}) {
+        SCOPED_TRACE(input);
+        const ringprof::StepAnalysis kept = ringprof::analyze_steps(fixture + input);
+        ringprof::StepRequest tight;
+        tight.memory_budget = 0;
+        const ringprof::StepAnalysis reread = ringprof::analyze_steps(fixture + input, tight);
+        EXPECT_EQ(kept.readings, 1u);
+        EXPECT_EQ(reread.readings, 2u);
+        for (auto by : {ringprof::StepGrouping::training_phase, ringprof::StepGrouping::process,
+                        ringprof::StepGrouping::framework_metric, ringprof::StepGrouping::node}) {
+            EXPECT_EQ(ringprof::render_step_json(reread, by), ringprof::render_step_json(kept, by));
+        }
+        EXPECT_EQ(reread.events_read, kept.events_read);
+        EXPECT_EQ(reread.files_read, kept.files_read);
+        EXPECT_GT(kept.framework_metric.size(), 3u);
+    }
+}
+
 TEST(StepsSemantics, NoEventsGiveTheHeaderAlone) {
     TempDir dir;
     write_timeline(dir.path(), "1-algo-1", kBase + 10000, "pythontimeline.json", kBase, {}, {});

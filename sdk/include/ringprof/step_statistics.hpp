@@ -42,6 +42,9 @@ struct StepRequest {
     MergeUnit unit = MergeUnit::time;
     unsigned reader_threads = 0;  // 0: one per core, at most 8
     double outlier_k = 3.0;       // a step is an outlier above median + k * MAD of the step times
+    // Memory for events without step_num, kept until every file's steps are known (under 50 bytes
+    // each). Past it the files are read a second time instead, with the steps known; same answer.
+    std::size_t memory_budget = std::size_t{256} << 20;
 };
 
 struct StepGroupStats {
@@ -76,6 +79,7 @@ struct StepAnalysis {
 
     std::uint64_t events_read = 0;
     std::uint64_t files_read = 0;
+    unsigned readings = 1;  // 2 when the events without step_num were past the memory budget
     std::int64_t start_us = 0, end_us = 0;  // the range used, when one was asked for
     std::vector<SkippedInput> skipped;      // inputs left out whole, as merge reports them
     std::uint64_t events_dropped = 0;       // malformed events left out of files that were read

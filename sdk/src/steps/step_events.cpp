@@ -1,5 +1,7 @@
 #include "steps/step_events.hpp"
 
+#include "steps/step_finder.hpp"
+
 #include <simdjson.h>
 
 namespace ringprof::detail {
@@ -55,6 +57,17 @@ std::string_view metric_name(const ReadEvent& e, std::string& scratch) {
     return e.name;
 }
 
+void StepEventSink::add_to_step(std::int64_t step, std::uint32_t metric, std::uint32_t phase, TraceNumber start,
+                                TraceNumber end) {
+    auto widen = [&](auto& map, auto key) {
+        const auto [it, fresh] = map.try_emplace(key, StepSpan{start, end});
+        if (!fresh) it->second.widen(start, end);
+    };
+    widen(out_.metric_spans, StepKey{step, metric});
+    widen(out_.phase_spans, StepKey{step, phase});
+    widen(out_.node_spans, step);
+}
+
 void StepEventSink::on_event(const ReadEvent& e) {
     const TraceNumber end = add(e.start, e.dur);
     if (range_ && (compare(end, range_->first) < 0 || compare(range_->second, e.start) < 0)) return;
@@ -63,17 +76,24 @@ void StepEventSink::on_event(const ReadEvent& e) {
     const std::uint32_t phase = out_.phases.id(e.phase);
     // step_num -1 is smdebug's "no step", as if it were not there.
     if (!e.has_step || e.step == -1) {
-        out_.loose.push_back({e.start, end, metric, phase});
+        if (finder_) {
+            const std::optional<std::int64_t> step = finder_->step_of(e.start, end);
+            if (step) {
+                add_to_step(*step, metric, phase, e.start, end);
+            } else {
+                ++out_.outside;
+                out_.outside_metrics.insert(metric);
+            }
+        } else if (budget_->take()) {
+            out_.loose.push_back({e.start, end, metric, phase});
+        }
         return;
     }
-    auto widen = [&](auto& map, auto key) {
-        const auto [it, fresh] = map.try_emplace(key, StepSpan{e.start, end});
+    add_to_step(e.step, metric, phase, e.start, end);
+    if (is_step_mark(metric_text)) {
+        const auto [it, fresh] = out_.step_marks.try_emplace(e.step, StepSpan{e.start, end});
         if (!fresh) it->second.widen(e.start, end);
-    };
-    widen(out_.metric_spans, StepKey{e.step, metric});
-    widen(out_.phase_spans, StepKey{e.step, phase});
-    widen(out_.node_spans, e.step);
-    if (is_step_mark(metric_text)) widen(out_.step_marks, e.step);
+    }
 }
 
 }  // namespace ringprof::detail

@@ -3,9 +3,11 @@
 // kept aside until every file's steps are known (their step is the one whose span contains them).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -41,6 +43,11 @@ using StepSpans = std::unordered_map<StepKey, StepSpan, StepKeyHash>;
 // can look names up by view without building a string per event.
 class NameTable {
 public:
+    NameTable() = default;
+    NameTable(NameTable&&) = default;  // a moved deque keeps its elements where they are
+    NameTable& operator=(NameTable&&) = default;
+    NameTable(const NameTable&) = delete;  // a copy's index would point into the original
+    NameTable& operator=(const NameTable&) = delete;
     std::uint32_t id(std::string_view name);
     const std::deque<std::string>& names() const { return names_; }
     void clear() { names_.clear(); ids_.clear(); }
@@ -60,9 +67,30 @@ struct FileSteps {
     StepSpans metric_spans, phase_spans;
     std::unordered_map<std::int64_t, StepSpan> node_spans;  // the file's node, per step
     std::unordered_map<std::int64_t, StepSpan> step_marks;  // Step:ModeKeys events with a step
-    std::vector<LooseEvent> loose;
+    std::vector<LooseEvent> loose;         // first reading: events without step_num, kept
+    std::uint64_t outside = 0;             // second reading: events in no step
+    std::set<std::uint32_t> outside_metrics;
     void clear() { *this = FileSteps(); }
 };
+
+// How many events without step_num the readers of a first reading may keep, together. Past it
+// they keep no more, and the files are read a second time with the steps known.
+class LooseBudget {
+public:
+    explicit LooseBudget(std::size_t events) : left_(static_cast<std::int64_t>(events)) {}
+    bool take() {
+        if (left_.fetch_sub(1, std::memory_order_relaxed) > 0) return true;
+        over_.store(true, std::memory_order_relaxed);
+        return false;
+    }
+    bool exceeded() const { return over_.load(std::memory_order_relaxed); }
+
+private:
+    std::atomic<std::int64_t> left_;
+    std::atomic<bool> over_{false};
+};
+
+class StepFinder;
 
 // smdebug's name for an event in its analysis: args.layer_name, else args.name, else the name.
 // A string argument counts unescaped, any other value as its JSON text. `scratch` holds the text
@@ -72,15 +100,22 @@ std::string_view metric_name(const ReadEvent& e, std::string& scratch);
 // smdebug's training-phase events: their metric name contains this.
 inline bool is_step_mark(std::string_view metric) { return metric.find("Step:ModeKeys") != std::string_view::npos; }
 
+// A first reading keeps events without step_num (within `budget`); a second one, given the steps
+// of the first, puts them in their step at once.
 class StepEventSink final : public EventSink {
 public:
-    StepEventSink(FileSteps& out, std::optional<std::pair<TraceNumber, TraceNumber>> range)
-        : out_(out), range_(range) {}
+    StepEventSink(FileSteps& out, std::optional<std::pair<TraceNumber, TraceNumber>> range, LooseBudget* budget,
+                  const StepFinder* finder)
+        : out_(out), range_(range), budget_(budget), finder_(finder) {}
     void on_event(const ReadEvent& e) override;
 
 private:
+    void add_to_step(std::int64_t step, std::uint32_t metric, std::uint32_t phase, TraceNumber start, TraceNumber end);
+
     FileSteps& out_;
     std::optional<std::pair<TraceNumber, TraceNumber>> range_;
+    LooseBudget* budget_;
+    const StepFinder* finder_;
     std::string scratch_;
 };
 

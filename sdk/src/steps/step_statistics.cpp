@@ -58,6 +58,8 @@ struct JobSteps {
         std::uint32_t metric, phase, node;
     };
     std::vector<Loose> loose;
+    std::uint64_t outside = 0;  // events in no step, and their metric names
+    std::set<std::uint32_t> outside_metrics;
 
     static void widen(m::StepSpans& spans, m::StepKey key, const m::StepSpan& s) {
         const auto [it, fresh] = spans.try_emplace(key, s);
@@ -77,6 +79,8 @@ struct JobSteps {
             if (!fresh) it->second.widen(s.start, s.end);
         }
         for (const auto& e : f.loose) loose.push_back({e.start, e.end, metric_ids[e.metric], phase_ids[e.phase], node});
+        outside += f.outside;
+        for (std::uint32_t id : f.outside_metrics) outside_metrics.insert(metric_ids[id]);
         f.clear();
     }
 };
@@ -139,37 +143,25 @@ void find_stragglers(const JobSteps& job, StepAnalysis& a) {
     for (StepStraggler& st : a.steps) st.outlier = st.duration_us > a.step_median_us + a.outlier_k * a.step_mad_us;
 }
 
-}  // namespace
-
-StepAnalysis analyze_steps(const std::string& path, const StepRequest& request) {
-    StepAnalysis a;
-    a.outlier_k = request.outlier_k;
-    m::check_range_request(request.range, request.unit);
-    m::Discovery found;
-    try {
-        found = m::discover_trace_files(path, request.suffixes);
-    } catch (const std::runtime_error& e) {
-        throw MergeError(e.what());
-    }
-    std::map<std::string, std::string> skipped;  // path -> reason, one message per input
-    for (const auto& p : found.problems) skipped.emplace(p.path, p.reason);
-    const std::optional<m::TimeRange> range = m::resolve_range(path, request.range, request.unit, skipped);
-    const std::vector<m::TraceFile> files = range ? m::select_for_range(found.files, range->first, range->second) : found.files;
-
+// Reads every file on the merge's reader threads and folds what each gives into one JobSteps.
+// Sets the reading's counts and notes in `a` (a second reading replaces the first's).
+JobSteps read_job(const std::vector<m::TraceFile>& files, const std::optional<m::TimeRange>& range, unsigned threads,
+                  m::LooseBudget* budget, const m::StepFinder* finder, std::map<std::string, std::string>& skipped,
+                  StepAnalysis& a) {
     const std::vector<std::size_t> order = m::starting_order(files);
     // Each worker fills its file's slot; the slot is read here only after the file's `done`.
     std::vector<m::FileSteps> of_file(files.size());
     const auto read_file = [&](std::size_t k, m::FileReaders::Outbox&) {
         const std::size_t i = order[k];
-        m::StepEventSink sink(of_file[i], range);
+        m::StepEventSink sink(of_file[i], range, budget, finder);
         m::FileMessage done;
         done.error = m::read_trace_file(files[i], sink, [&] { of_file[i].clear(); }, done.outcome);
         return done;
     };
     JobSteps job;
     std::vector<std::vector<std::string>> notes_of(files.size());
+    a.events_read = a.events_dropped = a.files_read = 0;
     {
-        const unsigned threads = request.reader_threads ? request.reader_threads : m::default_reader_threads();
         m::FileReaders readers(files.size(), threads, read_file);
         for (std::size_t taken = 0; taken < files.size(); ++taken) {
             const std::size_t i = order[readers.next_file()];
@@ -187,8 +179,40 @@ StepAnalysis analyze_steps(const std::string& path, const StepRequest& request) 
             ++a.files_read;
         }
     }
+    a.notes.clear();
     for (auto& notes : notes_of)
         for (auto& n : notes) a.notes.push_back(std::move(n));
+    return job;
+}
+
+}  // namespace
+
+StepAnalysis analyze_steps(const std::string& path, const StepRequest& request) {
+    StepAnalysis a;
+    a.outlier_k = request.outlier_k;
+    m::check_range_request(request.range, request.unit);
+    m::Discovery found;
+    try {
+        found = m::discover_trace_files(path, request.suffixes);
+    } catch (const std::runtime_error& e) {
+        throw MergeError(e.what());
+    }
+    std::map<std::string, std::string> skipped;  // path -> reason, one message per input
+    for (const auto& p : found.problems) skipped.emplace(p.path, p.reason);
+    const std::optional<m::TimeRange> range = m::resolve_range(path, request.range, request.unit, skipped);
+    const std::vector<m::TraceFile> files = range ? m::select_for_range(found.files, range->first, range->second) : found.files;
+
+    const unsigned threads = request.reader_threads ? request.reader_threads : m::default_reader_threads();
+    // One reading keeps the events without step_num until every file's steps are known; when
+    // there are too many to keep, a second reading puts each in its step as it goes.
+    m::LooseBudget budget(request.memory_budget / sizeof(JobSteps::Loose));
+    JobSteps job = read_job(files, range, threads, &budget, nullptr, skipped, a);
+    if (budget.exceeded()) {
+        const m::StepFinder finder(job.step_marks);
+        job = JobSteps();  // the first reading's memory goes before the second takes its own
+        job = read_job(files, range, threads, nullptr, &finder, skipped, a);
+        a.readings = 2;
+    }
     for (auto& [p, reason] : skipped) a.skipped.push_back({p, reason});
     for (const auto& d : found.duplicates) a.notes.push_back(d.path + ": " + d.reason);
     if (range) {
@@ -197,12 +221,11 @@ StepAnalysis analyze_steps(const std::string& path, const StepRequest& request) 
     }
 
     const m::StepFinder finder(job.step_marks);
-    std::set<std::string> outside_names;
     for (const auto& e : job.loose) {
         const std::optional<std::int64_t> step = finder.step_of(e.start, e.end);
         if (!step) {
-            ++a.events_outside_steps;
-            outside_names.insert(job.metrics.names()[e.metric]);
+            ++job.outside;
+            job.outside_metrics.insert(e.metric);
             continue;
         }
         const m::StepSpan s{e.start, e.end};
@@ -210,6 +233,9 @@ StepAnalysis analyze_steps(const std::string& path, const StepRequest& request) 
         JobSteps::widen(job.phase_spans, {*step, e.phase}, s);
         JobSteps::widen(job.node_spans, {*step, e.node}, s);
     }
+    a.events_outside_steps = job.outside;
+    std::set<std::string> outside_names;
+    for (std::uint32_t id : job.outside_metrics) outside_names.insert(job.metrics.names()[id]);
     a.names_outside_steps.assign(outside_names.begin(), outside_names.end());
 
     a.training_phase = describe_groups(job.metric_spans, job.metrics, true);
