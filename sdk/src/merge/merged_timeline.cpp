@@ -24,6 +24,7 @@
 #include "merge/file_readers.hpp"
 #include "merge/ready_threads.hpp"
 #include "merge/trace_files.hpp"
+#include "merge/trace_selection.hpp"
 #include "trace/trace_reader.hpp"
 
 namespace ringprof {
@@ -38,21 +39,6 @@ std::string default_node_id() {
     std::string id = std::to_string(::getpid()) + "-" + host;
     std::replace(id.begin(), id.end(), '_', '-');
     return id;
-}
-
-// One reader per core: the merging thread's own work (storing, sorting, writing: 14% of the
-// instructions) is light next to parsing, so it shares a core with them. bench_merge on 2 cores at
-// load 6.7: 404 ms with 2 readers against 526 ms with 1 (1.30x); the whole merge is 20.8x
-// (load 5.1) to 36.6x (load 6.8) smdebug's MergedTimeline, 18.8x before (load 0.9).
-unsigned default_reader_threads() {
-    const unsigned cores = std::thread::hardware_concurrency();
-    return std::min(cores ? cores : 1u, 8u);
-}
-
-std::unique_ptr<m::ByteSource> open_trace(const m::TraceFile& f) {
-    auto raw = m::open_file_source(f.path);
-    if (f.kind == m::SourceKind::trace_gz) return m::gzip_source(std::move(raw));
-    return raw;
 }
 
 // Interned phase names and thread tracks; a track is one thread of one node within one phase.
@@ -249,73 +235,6 @@ private:
     std::uint64_t position_ = 0;  // of the next kept event among the file's: the store's seq, less the rank
 };
 
-// Finds where steps begin: the earliest event carrying each wanted step_num.
-class StepSink final : public m::EventSink {
-public:
-    StepSink(std::int64_t a, std::int64_t b) : first_(a), second_(b) {}
-    std::optional<m::TraceNumber> start_of_first, start_of_second;
-    void on_event(const m::ReadEvent& e) override {
-        if (!e.has_step) return;
-        auto keep = [&](std::optional<m::TraceNumber>& slot) {
-            if (!slot || m::compare(e.start, *slot) < 0) slot = e.start;
-        };
-        if (e.step == first_) keep(start_of_first);
-        if (e.step == second_) keep(start_of_second);
-    }
-
-private:
-    std::int64_t first_, second_;
-};
-
-// Reads one file; on a reading error returns the reason (the caller rolls back).
-std::optional<std::string> read_one(const m::TraceFile& f, m::EventSink& sink, const std::function<void()>& restart,
-                                    m::ReadOutcome& outcome) {
-    try {
-        m::ReaderSetup setup;
-        setup.node_id = f.node_id;
-        setup.has_base = f.has_base;
-        setup.base = f.base;
-        auto src = open_trace(f);
-        outcome = m::read_trace_events(*src, setup, sink);
-        if (outcome.reread_with_base) {
-            restart();
-            setup.has_base = true;
-            setup.base = outcome.late_base;
-            auto again = open_trace(f);
-            outcome = m::read_trace_events(*again, setup, sink);
-        }
-        return std::nullopt;
-    } catch (const m::InputError& e) {
-        return std::string(e.what());
-    } catch (const std::bad_alloc&) {
-        return std::string("out of memory while reading");
-    }
-}
-
-// About how many bytes of JSON a file holds. Chrome traces shrink 5-15x in gzip (bench_merge's
-// synthetic one 34x): counting a compressed byte as 10 is enough to rank the files and to size the
-// store's index, which is all this is for.
-std::uint64_t text_bytes(const m::TraceFile& f) {
-    constexpr std::uint64_t kGzipExpansion = 10;
-    return f.size * (f.kind == m::SourceKind::trace_gz ? kGzipExpansion : 1);
-}
-
-// The order files are started in: the most work first, so that the largest file (often a
-// gzip trace, which one thread must inflate and parse alone) starts at once instead of being left
-// to one thread at the end while the other core idles (bench_merge input: its 10 MB trace.json.gz
-// came last and one reader spent the last third of the merge on it alone). The answer does not
-// depend on this order: the store orders ties by each file's rank in smdebug's reading order.
-// With the batch text kept as records and the writing thread: 1.05x (load 7) to 1.49x (load 27)
-// faster than before in interleaved runs, 24.3x-39.0x smdebug's MergedTimeline; 27x-47x since
-// the flat-event fast path (docs/merge.md).
-std::vector<std::size_t> starting_order(const std::vector<m::TraceFile>& files) {
-    std::vector<std::size_t> order(files.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return text_bytes(files[a]) > text_bytes(files[b]); });
-    return order;
-}
-
 }  // namespace
 
 const std::vector<std::string>& MergedTimeline::known_suffixes() { return m::known_suffixes(); }
@@ -336,14 +255,8 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
     MergeResult result;
     const std::string out_dir = out_dir_in.empty() ? root : out_dir_in;
     const std::string node_id = node_id_in.empty() ? default_node_id() : node_id_in;
-    const unsigned threads = threads_in ? threads_in : default_reader_threads();
-    if (request && unit == MergeUnit::time && request->second < request->first) {
-        throw MergeError("end " + std::to_string(request->second) + " is before start " + std::to_string(request->first));
-    }
-    if (request && unit == MergeUnit::step && request->second <= request->first) {
-        throw MergeError("end step " + std::to_string(request->second) + " must be after start step " +
-                         std::to_string(request->first) + " (the range is [start, end))");
-    }
+    const unsigned threads = threads_in ? threads_in : m::default_reader_threads();
+    m::check_range_request(request, unit);
     m::Discovery found;
     try {
         found = m::discover_trace_files(root, suffixes);
@@ -354,24 +267,7 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
     for (const auto& p : found.problems) skipped.emplace(p.path, p.reason);
 
     Plan plan;
-    if (request && unit == MergeUnit::time) {
-        plan.range.emplace(m::TraceNumber::integer(request->first), m::TraceNumber::integer(request->second));
-    } else if (request) {
-        // Steps come from pythontimeline files whatever the suffix filter says, as in smdebug.
-        m::Discovery py = m::discover_trace_files(root, {"pythontimeline.json"});
-        for (const auto& p : py.problems) skipped.emplace(p.path, p.reason);
-        StepSink steps(request->first, request->second);
-        for (const auto& f : py.files) {
-            m::ReadOutcome o;
-            if (auto err = read_one(f, steps, [] {}, o)) skipped.emplace(f.path, *err);
-        }
-        if (!steps.start_of_first || !steps.start_of_second) {
-            const std::int64_t missing = !steps.start_of_first ? request->first : request->second;
-            throw MergeError("step " + std::to_string(missing) + " appears in no pythontimeline file under " + root +
-                             "/framework (args.step_num)");
-        }
-        plan.range.emplace(*steps.start_of_first, m::subtract(*steps.start_of_second, m::TraceNumber::integer(1)));
-    }
+    plan.range = m::resolve_range(root, request, unit, skipped);
 
     const std::vector<m::TraceFile> files = plan.range ? m::select_for_range(found.files, plan.range->first, plan.range->second)
                                                        : found.files;
@@ -382,7 +278,7 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
     m::EventBatch::Memory batch_memory;  // outlives the store, which keeps the batches' text
     m::RecordStore store(budget, temp_dir.empty() ? std::filesystem::temp_directory_path().string() : temp_dir);
     std::uint64_t input_bytes = 0;
-    for (const auto& f : files) input_bytes += text_bytes(f);
+    for (const auto& f : files) input_bytes += m::text_bytes(f);
     store.reserve_index_for(input_bytes);
     Tables tables;
     std::optional<m::TraceNumber> max_end;  // over merged files
@@ -391,12 +287,12 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
         // file whole, those read to the end first (it used to wait behind the slowest file, then
         // store what had queued up while the other cores idled). The store orders ties by file
         // rank, so the answer is the same whatever the thread count or the order files finish in.
-        const std::vector<std::size_t> order = starting_order(files);
+        const std::vector<std::size_t> order = m::starting_order(files);
         std::vector<std::vector<std::string>> notes_of(files.size());  // reported in reading order
         const auto read_file = [&](std::size_t k, m::FileReaders::Outbox& out) {
             BatchSink sink(plan.range, out, batch_memory, tables, files[order[k]].node_id);
             m::FileMessage done;
-            done.error = read_one(files[order[k]], sink, [&] { sink.restart(); }, done.outcome);
+            done.error = m::read_trace_file(files[order[k]], sink, [&] { sink.restart(); }, done.outcome);
             if (!done.error) sink.flush();
             done.max_end = sink.max_end;
             done.first_events = std::move(sink.first_events);

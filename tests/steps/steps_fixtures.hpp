@@ -1,0 +1,128 @@
+// Shared by the step-statistics tests: running `ringprof steps`, reading its CSV back, and writing
+// small smdebug-layout folders.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "temp_dir.hpp"
+
+namespace steps_test {
+
+using ringprof::testing::TempDir;
+
+struct ToolRun {
+    int code = -1;
+    std::string out, err;
+};
+
+// `ringprof steps ARGS`, stdout and stderr apart (stderr through a file beside the test's folder).
+inline ToolRun run_steps(const std::string& args, const std::filesystem::path& scratch) {
+    ToolRun r;
+#ifdef RINGPROF_TOOL
+    const std::string err_path = (scratch / "stderr.txt").string();
+    // `timeout` bounds a run that would hang, as a test must never stall CI.
+    const std::string cmd = "timeout 60 " + std::string(RINGPROF_TOOL) + " steps " + args + " 2>" + err_path;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int status = pclose(p);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream in(err_path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    r.err = s.str();
+#else
+    (void)args;
+    (void)scratch;
+#endif
+    return r;
+}
+
+// A CSV as pandas writes it (QUOTE_MINIMAL), row by row, field by field.
+inline std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> row;
+    std::string field;
+    bool quoted = false, any = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') { field += '"'; ++i; }
+            else if (c == '"') quoted = false;
+            else field += c;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            row.push_back(field);
+            field.clear();
+        } else if (c == '\n') {
+            row.push_back(field);
+            field.clear();
+            rows.push_back(row);
+            row.clear();
+            any = false;
+            continue;
+        } else if (c != '\r') {
+            field += c;
+        }
+        any = true;
+    }
+    if (any) {
+        row.push_back(field);
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+inline std::string read_file(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+inline void write_file(const std::filesystem::path& p, const std::string& text) {
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+}
+
+// One X event of a pythontimeline file, `args` as JSON text (empty: none).
+struct Ev {
+    std::string name;
+    int pid;
+    long long ts, dur;
+    std::string args;
+};
+
+// <root>/framework/pevents/<hour>/<end>_<node>_<suffix> with a time base and named pids.
+inline void write_timeline(const std::filesystem::path& root, const std::string& node, long long end_us,
+                           const std::string& suffix, long long base, const std::vector<std::pair<int, std::string>>& processes,
+                           const std::vector<Ev>& events) {
+    std::string text = "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"start_time_since_epoch_in_micros\": " +
+                       std::to_string(base) + "}}";
+    for (const auto& [pid, name] : processes)
+        text += ",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + std::to_string(pid) +
+                ", \"args\": {\"name\": \"" + name + "\"}}";
+    for (const Ev& e : events) {
+        text += ",\n{\"name\": \"" + e.name + "\", \"ph\": \"X\", \"pid\": " + std::to_string(e.pid) +
+                ", \"tid\": 1, \"ts\": " + std::to_string(e.ts) + ", \"dur\": " + std::to_string(e.dur);
+        if (!e.args.empty()) text += ", \"args\": " + e.args;
+        text += "}";
+    }
+    text += "\n]";
+    write_file(root / "framework" / "pevents" / "2020071317" / (std::to_string(end_us) + "_" + node + "_" + suffix), text);
+}
+
+}  // namespace steps_test

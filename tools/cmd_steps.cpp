@@ -1,0 +1,164 @@
+// ringprof steps: how long training steps take per group across processes and hosts (smdebug's
+// step statistics), and which node holds each step back. The work is in the library; this only
+// parses arguments and reports.
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "ringprof/step_statistics.hpp"
+
+namespace ringprof::cli {
+namespace {
+
+constexpr const char* kName = "steps";
+constexpr const char* kUsageLine =
+    "usage: ringprof steps PATH [--by training_phase|process|framework_metric|node] [--format table|csv|json] "
+    "[--start A --end B] [--unit time|step] [--suffix S ...] [--outlier-k K]";
+constexpr const char* kHelp =
+    "usage: ringprof steps PATH [--by training_phase|process|framework_metric|node] [--format table|csv|json]\n"
+    "                      [--start A --end B] [--unit time|step] [--suffix S ...] [--outlier-k K]\n"
+    "\n"
+    "Step statistics of the trace files ringprof merge reads under PATH, as SageMaker Debugger's\n"
+    "get_step_statistics computes them: each event's step (args.step_num, else the step whose span\n"
+    "contains it), per step and group the span from the earliest start to the latest end, then per\n"
+    "group the mean, min, max, p50, p95 and p99 of those spans in microseconds.\n"
+    "\n"
+    "  --by G         training_phase (default; the Step:ModeKeys.* events), process (process name),\n"
+    "                 framework_metric (event name), node (host and process that wrote the event)\n"
+    "  --format F     table (default: the groups, then per step the slowest node and the outlier\n"
+    "                 steps), csv (smdebug's columns), json (everything)\n"
+    "  --start A      with --end: only events overlapping [A, B], as in ringprof merge\n"
+    "  --end B\n"
+    "  --unit U       time (default): A and B are microseconds since the Unix epoch;\n"
+    "                 step: from the start of step A to just before the start of step B\n"
+    "  --suffix S     only files whose path ends with S (repeatable), as in ringprof merge\n"
+    "  --outlier-k K  a step is an outlier when its time > median + K * MAD of all step times\n"
+    "                 (MAD: median absolute deviation from the median; default 3)\n"
+    "\n"
+    "Events in no step are left out and counted on stderr. Exit status: 0 everything read,\n"
+    "3 answered but some inputs were skipped or malformed events left out (listed on stderr),\n"
+    "1 nothing could be read, 2 bad arguments.\n";
+
+enum class Format { table, csv, json };
+
+bool parse_int(const char* s, std::int64_t& out) {
+    if (!s || !*s) return false;
+    errno = 0;
+    char* end = nullptr;
+    const long long v = std::strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0') return false;
+    out = v;
+    return true;
+}
+
+int usage_error(const std::string& message) { return cli::usage_error(kName, kUsageLine, message); }
+
+// "N events in no step left out: a, b, c (and M more names)": one line however many.
+std::string outside_line(const StepAnalysis& a) {
+    constexpr std::size_t kNamesShown = 8;
+    std::string names;
+    for (std::size_t i = 0; i < a.names_outside_steps.size() && i < kNamesShown; ++i)
+        names += (i ? ", " : "") + a.names_outside_steps[i];
+    if (a.names_outside_steps.size() > kNamesShown)
+        names += fmt::format(" (and {} more names)", a.names_outside_steps.size() - kNamesShown);
+    return fmt::format("{} event(s) in no step (no step_num, and no step's span contains them) left out: {}",
+                       a.events_outside_steps, names);
+}
+
+int run(int argc, char** argv) {
+    std::string path;
+    StepRequest req;
+    StepGrouping by = StepGrouping::training_phase;
+    Format format = Format::table;
+    std::optional<std::int64_t> start, end;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+        if (arg == "--help" || arg == "-h") {
+            return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
+        } else if (arg == "--by") {
+            const char* v = value();
+            const auto g = step_grouping_named(v ? v : "");
+            if (!g) return usage_error(fmt::format("--by must be training_phase, process, framework_metric or node (got '{}')", v ? v : ""));
+            by = *g;
+        } else if (arg == "--format") {
+            const char* v = value();
+            const std::string f = v ? v : "";
+            if (f == "table") format = Format::table;
+            else if (f == "csv") format = Format::csv;
+            else if (f == "json") format = Format::json;
+            else return usage_error(fmt::format("--format must be table, csv or json (got '{}')", f));
+        } else if (arg == "--suffix") {
+            const char* v = value();
+            if (!v || !*v) return usage_error("--suffix needs a value");
+            req.suffixes.emplace_back(v);
+        } else if (arg == "--start" || arg == "--end") {
+            const char* v = value();
+            std::int64_t n = 0;
+            if (!parse_int(v, n)) return usage_error(fmt::format("{} needs an integer (got '{}')", arg, v ? v : ""));
+            (arg == "--start" ? start : end) = n;
+        } else if (arg == "--unit") {
+            const char* v = value();
+            const std::string u = v ? v : "";
+            if (u == "time") req.unit = MergeUnit::time;
+            else if (u == "step") req.unit = MergeUnit::step;
+            else return usage_error(fmt::format("--unit must be 'time' or 'step' (got '{}')", u));
+        } else if (arg == "--outlier-k") {
+            const char* v = value();
+            char* stop = nullptr;
+            const double k = v ? std::strtod(v, &stop) : NAN;
+            if (!v || !*v || *stop != '\0' || !std::isfinite(k) || k < 0)
+                return usage_error(fmt::format("--outlier-k needs a number >= 0 (got '{}')", v ? v : ""));
+            req.outlier_k = k;
+        } else if (!arg.empty() && arg[0] == '-') {
+            return usage_error(fmt::format("unknown option '{}'", arg));
+        } else if (path.empty()) {
+            path = arg;
+        } else {
+            return usage_error(fmt::format("more than one PATH given ('{}' and '{}')", path, arg));
+        }
+    }
+    if (path.empty()) return usage_error("PATH is missing");
+    if (start.has_value() != end.has_value()) return usage_error("--start and --end go together");
+    if (!start && req.unit == MergeUnit::step) return usage_error("--unit step needs --start and --end");
+    if (start) req.range.emplace(*start, *end);
+
+    StepAnalysis a;
+    try {
+        a = analyze_steps(path, req);
+    } catch (const std::bad_alloc&) {
+        report(kName, fmt::format("{}: out of memory while reading", path));
+        return kExitFailed;
+    } catch (const MergeError& e) {
+        const bool bad_range = std::strstr(e.what(), "before start") || std::strstr(e.what(), "must be after");
+        if (bad_range) return usage_error(e.what());
+        report(kName, e.what());
+        return kExitFailed;
+    }
+    for (const auto& s : a.skipped) report(kName, fmt::format("skipped {}: {}", s.path, s.reason));
+    for (const auto& n : a.notes) report(kName, fmt::format("warning: {}", n));
+    if (a.files_read == 0 && !a.skipped.empty()) {
+        report(kName, fmt::format("{}: every input was skipped (listed above); no statistics", path));
+        return kExitFailed;
+    }
+    if (a.events_outside_steps > 0) report(kName, outside_line(a));
+    const std::string text = format == Format::csv    ? render_step_csv(a, by)
+                             : format == Format::json ? render_step_json(a, by)
+                                                      : render_step_table(a, by);
+    if (!write_stdout(kName, text)) return kExitFailed;
+    return a.complete() ? kExitOk : kExitPartial;
+}
+
+const Command command{kName, "step time statistics per phase, process, metric or node, and the stragglers (smdebug)",
+                      kUsageLine, &run};
+
+}  // namespace
+}  // namespace ringprof::cli
