@@ -18,11 +18,10 @@
 //   before any catch of std::exception in the command, which would swallow it.
 #pragma once
 
-#include <initializer_list>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace ringprof::cli {
 
@@ -43,11 +42,10 @@ public:
 
 class Arguments {
 public:
-    // argv[0] is the subcommand's name; `options` are all it knows (kept by reference: a static
-    // array or an initializer list that outlives the loop).
+    // argv[0] is the subcommand's name; `options` are all it knows (an array that outlives the
+    // reader: the command's constant kOptions).
     template <std::size_t N>
     Arguments(int argc, char** argv, const Option (&options)[N]) : Arguments(argc, argv, options, N) {}
-    Arguments(int argc, char** argv, const Option* options, std::size_t count);
 
     // Steps to the next argument; false after the last. Throws UsageError on a mistake.
     bool next();
@@ -58,11 +56,12 @@ public:
     const std::string& value() const { return value_; }
     // The current option as the user wrote it, without "=value": "-o" or "--output".
     const std::string& written() const { return written_; }
-    // The current argument is an operand; operand() is its text.
-    bool is_operand() const { return option_ == nullptr; }
+    // The current argument when it is no option (none of is() is true): its text.
     const std::string& operand() const { return value_; }
 
 private:
+    Arguments(int argc, char** argv, const Option* options, std::size_t count);
+
     int argc_;
     char** argv_;
     const Option* options_;
