@@ -8,6 +8,7 @@
 #include <new>
 #include <string>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "ringprof/flame.hpp"
 #include "ringprof/output_files.hpp"
@@ -30,6 +31,12 @@ const char kUsage[] =
     "                     folded (\"a;b;c 1234\" lines, self time in microseconds); without it the\n"
     "                     extension of OUT decides (.svg, .txt/.folded), else html\n";
 
+const Option kOptions[] = {
+    {"--output", "-o", kTakesValue},
+    {"--format", "-f", kTakesValue},
+    {"--help", "-h", kNoValue},
+};
+
 bool ends_with(const std::string& s, const char* suffix) {
     const std::size_t n = std::strlen(suffix);
     return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
@@ -51,33 +58,18 @@ std::string stem_of(const std::string& input) {
 
 int run(int argc, char** argv) {
     std::string input, output, format;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto value = [&](const char* what) -> const char* {
-            if (i + 1 >= argc) {
-                usage_error(kName, kUsageLine, fmt::format("{} needs a value", what));
-                return nullptr;
-            }
-            return argv[++i];
-        };
-        if (arg == "-h" || arg == "--help") {
+    for (Arguments args(argc, argv, kOptions); args.next();) {
+        if (args.is("--help")) {
             return write_stdout(kName, kUsage) ? kExitOk : kExitFailed;
-        } else if (arg == "-o" || arg == "--output") {
-            const char* v = value("-o");
-            if (v == nullptr) return kExitUsage;
-            output = v;
-        } else if (arg == "-f" || arg == "--format") {
-            const char* v = value("--format");
-            if (v == nullptr) return kExitUsage;
-            format = v;
-        } else if (arg.rfind("--format=", 0) == 0) {
-            format = arg.substr(9);
-        } else if (arg.size() > 1 && arg[0] == '-') {
-            return usage_error(kName, kUsageLine, fmt::format("unknown option '{}'", arg));
+        } else if (args.is("--output")) {
+            output = args.value();
+        } else if (args.is("--format")) {
+            format = args.value();
         } else if (input.empty()) {
-            input = arg;
+            input = args.operand();
         } else {
-            return usage_error(kName, kUsageLine, fmt::format("one input only (got '{}' and '{}')", input, arg));
+            return usage_error(kName, kUsageLine,
+                               fmt::format("one input only (got '{}' and '{}')", input, args.operand()));
         }
     }
     if (input.empty()) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "ringprof/merged_timeline.hpp"
 
@@ -48,6 +49,15 @@ bool parse_int(const char* s, std::int64_t& out) {
     return true;
 }
 
+const Option kOptions[] = {
+    {"--suffix", "", kTakesValue},
+    {"--start", "", kTakesValue},
+    {"--end", "", kTakesValue},
+    {"--unit", "", kTakesValue},
+    {"--output", "-o", kTakesValue},
+    {"--help", "-h", kNoValue},
+};
+
 int usage_error(const std::string& message) { return cli::usage_error(kName, kUsageLine, message); }
 
 int run(int argc, char** argv) {
@@ -55,40 +65,28 @@ int run(int argc, char** argv) {
     std::vector<std::string> suffixes;
     std::optional<std::int64_t> start, end;
     MergeUnit unit = MergeUnit::time;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto value = [&](const char* what) -> const char* {
-            if (i + 1 >= argc) return nullptr;
-            (void)what;
-            return argv[++i];
-        };
-        if (arg == "--help" || arg == "-h") {
+    for (Arguments args(argc, argv, kOptions); args.next();) {
+        const std::string& v = args.value();
+        if (args.is("--help")) {
             return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
-        } else if (arg == "--suffix") {
-            const char* v = value("--suffix");
-            if (!v || !*v) return usage_error("--suffix needs a value");
-            suffixes.emplace_back(v);
-        } else if (arg == "--start" || arg == "--end") {
-            const char* v = value(arg.c_str());
+        } else if (args.is("--suffix")) {
+            if (v.empty()) return usage_error("--suffix needs a value");
+            suffixes.push_back(v);
+        } else if (args.is("--start") || args.is("--end")) {
             std::int64_t n = 0;
-            if (!parse_int(v, n)) return usage_error(fmt::format("{} needs an integer (got '{}')", arg, v ? v : ""));
-            (arg == "--start" ? start : end) = n;
-        } else if (arg == "--unit") {
-            const char* v = value("--unit");
-            const std::string u = v ? v : "";
-            if (u == "time") unit = MergeUnit::time;
-            else if (u == "step") unit = MergeUnit::step;
-            else return usage_error(fmt::format("--unit must be 'time' or 'step' (got '{}')", u));
-        } else if (arg == "-o" || arg == "--output") {
-            const char* v = value("-o");
-            if (!v || !*v) return usage_error(fmt::format("{} needs a folder", arg));
+            if (!parse_int(v.c_str(), n)) return usage_error(fmt::format("{} needs an integer (got '{}')", args.written(), v));
+            (args.is("--start") ? start : end) = n;
+        } else if (args.is("--unit")) {
+            if (v == "time") unit = MergeUnit::time;
+            else if (v == "step") unit = MergeUnit::step;
+            else return usage_error(fmt::format("--unit must be 'time' or 'step' (got '{}')", v));
+        } else if (args.is("--output")) {
+            if (v.empty()) return usage_error(args.written() + " needs a folder");
             out_dir = v;
-        } else if (!arg.empty() && arg[0] == '-') {
-            return usage_error(fmt::format("unknown option '{}'", arg));
         } else if (path.empty()) {
-            path = arg;
+            path = args.operand();
         } else {
-            return usage_error(fmt::format("more than one PATH given ('{}' and '{}')", path, arg));
+            return usage_error(fmt::format("more than one PATH given ('{}' and '{}')", path, args.operand()));
         }
     }
     if (path.empty()) return usage_error("PATH is missing");

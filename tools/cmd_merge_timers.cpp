@@ -2,11 +2,11 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <cstring>
 #include <new>
 #include <string>
 #include <vector>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/timers_json.hpp"
@@ -25,41 +25,33 @@ const char kHelp[] =
     "position) and nothing of it is merged; the exit code is then 3 (1 when no file\n"
     "could be read). Writes OUT (default: standard output).\n";
 
+const Option kOptions[] = {
+    {"--output", "-o", kTakesValue},
+    {"--graft", "", kTakesValue},
+    {"--format", "", kTakesValue},
+    {"--help", "-h", kNoValue},
+};
+
 int run(int argc, char** argv) {
     std::string out_path, graft;
     TimersFormat format = TimersFormat::List;
     std::vector<std::string> inputs;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&](const char* flag) -> const char* {
-            if (i + 1 >= argc) {
-                usage_error(kName, kUsageLine, fmt::format("{} needs a value", flag));
-                return nullptr;
-            }
-            return argv[++i];
-        };
-        if (a == "-h" || a == "--help") {
+    for (Arguments args(argc, argv, kOptions); args.next();) {
+        const std::string& v = args.value();
+        if (args.is("--help")) {
             return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
-        } else if (a == "-o" || a == "--output") {
-            const char* v = value("-o");
-            if (v == nullptr) return kExitUsage;
+        } else if (args.is("--output")) {
             out_path = v;
-        } else if (a == "--graft") {
-            const char* v = value("--graft");
-            if (v == nullptr) return kExitUsage;
+        } else if (args.is("--graft")) {
             graft = v;
-        } else if (a == "--format") {
-            const char* v = value("--format");
-            if (v == nullptr) return kExitUsage;
-            if (std::strcmp(v, "dict") == 0) format = TimersFormat::Dict;
-            else if (std::strcmp(v, "list") == 0) format = TimersFormat::List;
+        } else if (args.is("--format")) {
+            if (v == "dict") format = TimersFormat::Dict;
+            else if (v == "list") format = TimersFormat::List;
             else {
                 return usage_error(kName, kUsageLine, fmt::format("--format takes list or dict, not '{}'", v));
             }
-        } else if (!a.empty() && a[0] == '-') {
-            return usage_error(kName, kUsageLine, fmt::format("unknown option '{}'", a));
         } else {
-            inputs.push_back(a);
+            inputs.push_back(args.operand());
         }
     }
     if (inputs.empty()) return usage_error(kName, kUsageLine, "no input file given");

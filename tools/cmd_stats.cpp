@@ -9,6 +9,7 @@
 #include <new>
 #include <string>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/stats.hpp"
@@ -33,6 +34,14 @@ const char kUsage[] =
     "      --pstats OUT   instead of printing, write OUT in the format of Python's pstats (what\n"
     "                     cProfile's dump_stats writes): pstats.Stats(OUT), snakeviz, gprof2dot\n";
 
+const Option kOptions[] = {
+    {"--sort", "-s", kTakesValue},
+    {"--limit", "-n", kTakesValue},
+    {"--pstats", "", kTakesValue},
+    {"--full-paths", "", kNoValue},
+    {"--help", "-h", kNoValue},
+};
+
 bool parse_limit(const std::string& text, std::size_t& limit) {
     if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return false;
     char* end = nullptr;
@@ -45,45 +54,30 @@ bool parse_limit(const std::string& text, std::size_t& limit) {
 int run(int argc, char** argv) {
     std::string input, pstats_output;
     ringprof::StatsTableOptions options;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto value = [&](const char* what) -> const char* {
-            if (i + 1 >= argc) {
-                usage_error(kName, kUsageLine, fmt::format("{} needs a value", what));
-                return nullptr;
-            }
-            return argv[++i];
-        };
-        if (arg == "-h" || arg == "--help") {
+    for (Arguments args(argc, argv, kOptions); args.next();) {
+        const std::string& v = args.value();
+        if (args.is("--help")) {
             return write_stdout(kName, kUsage) ? kExitOk : kExitFailed;
-        } else if (arg == "-s" || arg == "--sort" || arg.rfind("--sort=", 0) == 0) {
-            const char* v = arg.rfind("--sort=", 0) == 0 ? argv[i] + 7 : value("--sort");
-            if (v == nullptr) return kExitUsage;
+        } else if (args.is("--sort")) {
             const auto key = ringprof::parse_stats_sort(v);
             if (!key) {
                 return usage_error(kName, kUsageLine,
                                    fmt::format("unknown sort key '{}' (known: {})", v, ringprof::stats_sort_keys()));
             }
             options.sort = *key;
-        } else if (arg == "-n" || arg == "--limit" || arg.rfind("--limit=", 0) == 0) {
-            const char* v = arg.rfind("--limit=", 0) == 0 ? argv[i] + 8 : value("--limit");
-            if (v == nullptr) return kExitUsage;
+        } else if (args.is("--limit")) {
             if (!parse_limit(v, options.limit)) {
                 return usage_error(kName, kUsageLine, fmt::format("--limit needs a positive whole number, not '{}'", v));
             }
-        } else if (arg == "--pstats" || arg.rfind("--pstats=", 0) == 0) {
-            const char* v = arg.rfind("--pstats=", 0) == 0 ? argv[i] + 9 : value("--pstats");
-            if (v == nullptr) return kExitUsage;
-            if (*v == '\0') return usage_error(kName, kUsageLine, "--pstats needs a file name");
+        } else if (args.is("--pstats")) {
+            if (v.empty()) return usage_error(kName, kUsageLine, "--pstats needs a file name");
             pstats_output = v;
-        } else if (arg == "--full-paths") {
+        } else if (args.is("--full-paths")) {
             options.strip_dirs = false;
-        } else if (arg.size() > 1 && arg[0] == '-') {
-            return usage_error(kName, kUsageLine, fmt::format("unknown option '{}'", arg));
         } else if (input.empty()) {
-            input = arg;
+            input = args.operand();
         } else {
-            return usage_error(kName, kUsageLine, fmt::format("one file only (got '{}' and '{}')", input, arg));
+            return usage_error(kName, kUsageLine, fmt::format("one file only (got '{}' and '{}')", input, args.operand()));
         }
     }
     if (input.empty()) {

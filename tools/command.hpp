@@ -1,6 +1,7 @@
 // Subcommands register themselves: each cmd_<name>.cpp holds one
 //     static const ringprof::cli::Command command{"name", "one-line summary", "usage line", &run};
-// so adding a subcommand never touches main.cpp.
+// so adding a subcommand never touches main.cpp. Each reads its command line with Arguments
+// (arguments.hpp), which gives every subcommand the same spellings and the same answers to mistakes.
 #pragma once
 
 #include <string>

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "ringprof/version.hpp"
 
@@ -108,6 +109,8 @@ int main(int argc, char** argv) {
         // exception from aborting the program with no word of what it was working on.
         try {
             return c->run(argc - 1, argv + 1);
+        } catch (const UsageError& e) {  // thrown by Arguments, before the command did anything
+            return usage_error(c->name, c->usage, e.what());
         } catch (const std::bad_alloc&) {
             report(c->name, fmt::format("out of memory working on {} (nothing written)", arguments(argc, argv)));
         } catch (const std::exception& e) {

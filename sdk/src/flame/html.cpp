@@ -1,7 +1,8 @@
-// The report page: fixed assets (html_assets.cpp) around the profile as JSON. The trees go in
+// The report page: fixed assets (html_assets.hpp) around the profile as JSON. The trees go in
 // column arrays in preorder (a parent always before its children), which keeps a 10,000-node
 // page small and lets the script rebuild the tree in one pass.
 #include <cmath>
+#include <string_view>
 #include <unordered_map>
 
 #include "flame/html_assets.hpp"
@@ -12,6 +13,17 @@
 namespace ringprof {
 
 namespace {
+
+// The head stays here, with the code: its Content-Security-Policy allows exactly what this file
+// inlines (one style sheet, two scripts, no request to anywhere).
+constexpr std::string_view kPageHead = R"PAGE(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<link rel="icon" href="data:,">
+<title>)PAGE";
 
 class Names {
 public:
@@ -161,13 +173,16 @@ std::string render_html(const FlameProfile& profile) {
 
     std::string out;
     out.reserve(data.size() + 32 * 1024);
-    out += detail::html_page_head();
+    out += kPageHead;
     append_html_text(out, profile.title.empty() ? std::string("ringprof flame graph") : profile.title + " - flame graph");
-    out += detail::html_page_body();
+    out += "</title>\n<style>\n";
+    out += detail::flame_page_css();
+    out += "</style>\n</head>\n";
+    out += detail::flame_page_body();
     out += "<script type=\"application/json\" id=\"flame-data\">";
     out += script_safe(data);
     out += "</script>\n<script>\n";
-    out += detail::html_page_script();
+    out += detail::flame_page_js();
     out += "</script>\n</body>\n</html>\n";
     return out;
 }
