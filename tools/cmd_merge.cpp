@@ -13,6 +13,7 @@
 
 #include "arguments.hpp"
 #include "command.hpp"
+#include "trace_range_options.hpp"
 #include "ringprof/merged_timeline.hpp"
 
 namespace ringprof::cli {
@@ -39,21 +40,11 @@ constexpr const char* kHelp =
     "Exit status: 0 all inputs merged, 3 merged but some inputs were skipped (listed on stderr),\n"
     "1 nothing could be merged, 2 bad arguments.\n";
 
-bool parse_int(const char* s, std::int64_t& out) {
-    if (!s || !*s) return false;
-    errno = 0;
-    char* end = nullptr;
-    const long long v = std::strtoll(s, &end, 10);
-    if (errno != 0 || *end != '\0') return false;
-    out = v;
-    return true;
-}
-
 const Option kOptions[] = {
-    {"--suffix", "", kTakesValue},
-    {"--start", "", kTakesValue},
-    {"--end", "", kTakesValue},
-    {"--unit", "", kTakesValue},
+    kSuffixOption,
+    kStartOption,
+    kEndOption,
+    kUnitOption,
     {"--output", "-o", kTakesValue},
     {"--help", "-h", kNoValue},
 };
@@ -61,25 +52,14 @@ const Option kOptions[] = {
 int usage_error(const std::string& message) { return cli::usage_error(kName, kUsageLine, message); }
 
 int run(int argc, char** argv) {
-    std::string path, out_dir;
-    std::vector<std::string> suffixes;
-    std::optional<std::int64_t> start, end;
-    MergeUnit unit = MergeUnit::time;
+    std::string path, out_dir, error;
+    TraceRangeOptions range;
     for (Arguments args(argc, argv, kOptions); args.next();) {
         const std::string& v = args.value();
         if (args.is("--help")) {
             return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
-        } else if (args.is("--suffix")) {
-            if (v.empty()) return usage_error("--suffix needs a value");
-            suffixes.push_back(v);
-        } else if (args.is("--start") || args.is("--end")) {
-            std::int64_t n = 0;
-            if (!parse_int(v.c_str(), n)) return usage_error(fmt::format("{} needs an integer (got '{}')", args.written(), v));
-            (args.is("--start") ? start : end) = n;
-        } else if (args.is("--unit")) {
-            if (v == "time") unit = MergeUnit::time;
-            else if (v == "step") unit = MergeUnit::step;
-            else return usage_error(fmt::format("--unit must be 'time' or 'step' (got '{}')", v));
+        } else if (range.take(args, error)) {
+            if (!error.empty()) return usage_error(error);
         } else if (args.is("--output")) {
             if (v.empty()) return usage_error(args.written() + " needs a folder");
             out_dir = v;
@@ -90,13 +70,12 @@ int run(int argc, char** argv) {
         }
     }
     if (path.empty()) return usage_error("PATH is missing");
-    if (start.has_value() != end.has_value()) return usage_error("--start and --end go together");
-    if (!start && unit == MergeUnit::step) return usage_error("--unit step needs --start and --end");
+    if (error = range.check(); !error.empty()) return usage_error(error);
 
-    MergedTimeline merger(path, suffixes, out_dir);
+    MergedTimeline merger(path, range.suffixes, out_dir);
     MergeResult r;
     try {
-        r = start ? merger.merge_timeline(*start, *end, unit) : merger.merge_all();
+        r = range.start ? merger.merge_timeline(*range.start, *range.end, range.unit) : merger.merge_all();
     } catch (const std::bad_alloc&) {
         report(kName, fmt::format("{}: out of memory while merging; no merged file written", path));
         return kExitFailed;

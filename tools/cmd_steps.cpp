@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "arguments.hpp"
 #include "command.hpp"
+#include "trace_range_options.hpp"
 #include "ringprof/step_statistics.hpp"
 
 namespace ringprof::cli {
@@ -49,15 +51,16 @@ constexpr const char* kHelp =
 
 enum class Format { table, csv, json };
 
-bool parse_int(const char* s, std::int64_t& out) {
-    if (!s || !*s) return false;
-    errno = 0;
-    char* end = nullptr;
-    const long long v = std::strtoll(s, &end, 10);
-    if (errno != 0 || *end != '\0') return false;
-    out = v;
-    return true;
-}
+const Option kOptions[] = {
+    {"--by", "", kTakesValue},
+    {"--format", "", kTakesValue},
+    kSuffixOption,
+    kStartOption,
+    kEndOption,
+    kUnitOption,
+    {"--outlier-k", "", kTakesValue},
+    {"--help", "-h", kNoValue},
+};
 
 int usage_error(const std::string& message) { return cli::usage_error(kName, kUsageLine, message); }
 
@@ -78,58 +81,40 @@ int run(int argc, char** argv) {
     StepRequest req;
     StepGrouping by = StepGrouping::training_phase;
     Format format = Format::table;
-    std::optional<std::int64_t> start, end;
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-        if (arg == "--help" || arg == "-h") {
+    std::string error;
+    TraceRangeOptions range;
+    for (Arguments args(argc, argv, kOptions); args.next();) {
+        const std::string& v = args.value();
+        if (args.is("--help")) {
             return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
-        } else if (arg == "--by") {
-            const char* v = value();
-            const auto g = step_grouping_named(v ? v : "");
-            if (!g) return usage_error(fmt::format("--by must be training_phase, process, framework_metric or node (got '{}')", v ? v : ""));
+        } else if (range.take(args, error)) {
+            if (!error.empty()) return usage_error(error);
+        } else if (args.is("--by")) {
+            const auto g = step_grouping_named(v);
+            if (!g) return usage_error(fmt::format("--by must be training_phase, process, framework_metric or node (got '{}')", v));
             by = *g;
-        } else if (arg == "--format") {
-            const char* v = value();
-            const std::string f = v ? v : "";
-            if (f == "table") format = Format::table;
-            else if (f == "csv") format = Format::csv;
-            else if (f == "json") format = Format::json;
-            else return usage_error(fmt::format("--format must be table, csv or json (got '{}')", f));
-        } else if (arg == "--suffix") {
-            const char* v = value();
-            if (!v || !*v) return usage_error("--suffix needs a value");
-            req.suffixes.emplace_back(v);
-        } else if (arg == "--start" || arg == "--end") {
-            const char* v = value();
-            std::int64_t n = 0;
-            if (!parse_int(v, n)) return usage_error(fmt::format("{} needs an integer (got '{}')", arg, v ? v : ""));
-            (arg == "--start" ? start : end) = n;
-        } else if (arg == "--unit") {
-            const char* v = value();
-            const std::string u = v ? v : "";
-            if (u == "time") req.unit = MergeUnit::time;
-            else if (u == "step") req.unit = MergeUnit::step;
-            else return usage_error(fmt::format("--unit must be 'time' or 'step' (got '{}')", u));
-        } else if (arg == "--outlier-k") {
-            const char* v = value();
+        } else if (args.is("--format")) {
+            if (v == "table") format = Format::table;
+            else if (v == "csv") format = Format::csv;
+            else if (v == "json") format = Format::json;
+            else return usage_error(fmt::format("--format must be table, csv or json (got '{}')", v));
+        } else if (args.is("--outlier-k")) {
             char* stop = nullptr;
-            const double k = v ? std::strtod(v, &stop) : NAN;
-            if (!v || !*v || *stop != '\0' || !std::isfinite(k) || k < 0)
-                return usage_error(fmt::format("--outlier-k needs a number >= 0 (got '{}')", v ? v : ""));
+            const double k = std::strtod(v.c_str(), &stop);
+            if (v.empty() || *stop != '\0' || !std::isfinite(k) || k < 0)
+                return usage_error(fmt::format("--outlier-k needs a number >= 0 (got '{}')", v));
             req.outlier_k = k;
-        } else if (!arg.empty() && arg[0] == '-') {
-            return usage_error(fmt::format("unknown option '{}'", arg));
         } else if (path.empty()) {
-            path = arg;
+            path = args.operand();
         } else {
-            return usage_error(fmt::format("more than one PATH given ('{}' and '{}')", path, arg));
+            return usage_error(fmt::format("more than one PATH given ('{}' and '{}')", path, args.operand()));
         }
     }
     if (path.empty()) return usage_error("PATH is missing");
-    if (start.has_value() != end.has_value()) return usage_error("--start and --end go together");
-    if (!start && req.unit == MergeUnit::step) return usage_error("--unit step needs --start and --end");
-    if (start) req.range.emplace(*start, *end);
+    if (error = range.check(); !error.empty()) return usage_error(error);
+    req.suffixes = range.suffixes;
+    req.unit = range.unit;
+    if (range.start) req.range.emplace(*range.start, *range.end);
 
     StepAnalysis a;
     try {

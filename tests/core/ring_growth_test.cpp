@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +40,7 @@ public:
         for (pid_t& pid : pids_) {
             pid = ::fork();
             if (pid == 0) {
+                ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a test killed at its timeout leaves no spinner
                 for (volatile std::uint64_t i = 0;; i = i + 1) {
                 }
             }
@@ -75,8 +77,9 @@ void run_pool(unsigned threads, long pairs) {
     for (unsigned t = 0; t < threads; ++t) {
         pool.emplace_back([&] {
             ready.fetch_add(1);
-            while (!go.load(std::memory_order_acquire)) {
-            }
+            // Yielding: spinners that never give their core up can keep the thread that says go
+            // (and, under ctest -j, other tests' processes) off the cores for a long time.
+            while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
             for (long i = 0; i < pairs; ++i) {
                 PROF_SCOPE("outer");
                 PROF_SCOPE("inner");

@@ -297,9 +297,9 @@ Snapshot SessionImpl::make_snapshot(bool final) {
     if (const std::uint64_t failures = detail::internal_failures()) {
         t.set_metadata("profiler_failures", std::to_string(failures));
     }
-    for (auto& [k, v] : user) {
-        if (!detail::is_reserved_metadata_key(k)) t.set_metadata(k, v);  // add_metadata renamed these
-    }
+    // The user's keys were renamed by add_metadata where they clash with ringprof's; the rest of
+    // the tree's metadata is the aggregator's own (folded_deep_nodes).
+    for (auto& [k, v] : user) t.set_metadata(k, v);
     t.set_metadata("end_time_seconds", seconds_string(s.end_epoch_ns));
     return s;
 }

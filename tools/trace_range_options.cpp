@@ -1,0 +1,49 @@
+#include "trace_range_options.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace ringprof::cli {
+namespace {
+
+bool parse_int(const std::string& s, std::int64_t& out) {
+    if (s.empty()) return false;
+    errno = 0;
+    char* end = nullptr;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    if (errno != 0 || *end != '\0') return false;
+    out = v;
+    return true;
+}
+
+}  // namespace
+
+bool TraceRangeOptions::take(const Arguments& args, std::string& error) {
+    const std::string& v = args.value();
+    error.clear();
+    if (args.is("--suffix")) {
+        if (v.empty()) error = "--suffix needs a value";
+        else suffixes.push_back(v);
+    } else if (args.is("--start") || args.is("--end")) {
+        std::int64_t n = 0;
+        if (!parse_int(v, n)) error = fmt::format("{} needs an integer (got '{}')", args.written(), v);
+        else (args.is("--start") ? start : end) = n;
+    } else if (args.is("--unit")) {
+        if (v == "time") unit = MergeUnit::time;
+        else if (v == "step") unit = MergeUnit::step;
+        else error = fmt::format("--unit must be 'time' or 'step' (got '{}')", v);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+std::string TraceRangeOptions::check() const {
+    if (start.has_value() != end.has_value()) return "--start and --end go together";
+    if (!start && unit == MergeUnit::step) return "--unit step needs --start and --end";
+    return "";
+}
+
+}  // namespace ringprof::cli

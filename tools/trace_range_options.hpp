@@ -1,0 +1,34 @@
+// The options `merge` and `steps` share, read and checked once: which trace files (--suffix) and
+// which range of them (--start/--end, in microseconds or, with --unit step, in steps). A command
+// lists them in its own option table (kTraceRangeOptionNames says which) and hands each argument
+// to take() before its own options.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arguments.hpp"
+#include "ringprof/merged_timeline.hpp"
+
+namespace ringprof::cli {
+
+inline constexpr Option kSuffixOption{"--suffix", "", kTakesValue};
+inline constexpr Option kStartOption{"--start", "", kTakesValue};
+inline constexpr Option kEndOption{"--end", "", kTakesValue};
+inline constexpr Option kUnitOption{"--unit", "", kTakesValue};
+
+struct TraceRangeOptions {
+    std::vector<std::string> suffixes;
+    std::optional<std::int64_t> start, end;
+    MergeUnit unit = MergeUnit::time;
+
+    // True when the current argument is one of these options (then `error` is "" or what is
+    // wrong with its value, to be answered as a usage error).
+    bool take(const Arguments& args, std::string& error);
+    // After the last argument: "" or what is wrong with the options together.
+    std::string check() const;
+};
+
+}  // namespace ringprof::cli
