@@ -2,14 +2,8 @@
 // (the smdebug MergedTimeline). The work is in the library; this only parses arguments and reports.
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <new>
-#include <optional>
 #include <string>
-#include <vector>
 
 #include "arguments.hpp"
 #include "command.hpp"
@@ -80,13 +74,11 @@ int run(int argc, char** argv) {
         report(kName, fmt::format("{}: out of memory while merging; no merged file written", path));
         return kExitFailed;
     } catch (const MergeError& e) {
-        const bool bad_range = std::strstr(e.what(), "before start") || std::strstr(e.what(), "must be after");
-        if (bad_range) return usage_error(e.what());
+        if (is_range_error(e)) return usage_error(e.what());
         report(kName, e.what());
         return kExitFailed;
     }
-    for (const auto& s : r.skipped) report(kName, fmt::format("skipped {}: {}", s.path, s.reason));
-    for (const auto& n : r.notes) report(kName, fmt::format("warning: {}", n));
+    report_inputs(kName, r.skipped, r.notes);
     if (r.output_path.empty()) {
         report(kName, fmt::format("{}: every input was skipped (listed above); no merged file written", path));
         return kExitFailed;

@@ -3,14 +3,10 @@
 // parses arguments and reports.
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <new>
-#include <optional>
 #include <string>
-#include <vector>
 
 #include "arguments.hpp"
 #include "command.hpp"
@@ -123,13 +119,11 @@ int run(int argc, char** argv) {
         report(kName, fmt::format("{}: out of memory while reading", path));
         return kExitFailed;
     } catch (const MergeError& e) {
-        const bool bad_range = std::strstr(e.what(), "before start") || std::strstr(e.what(), "must be after");
-        if (bad_range) return usage_error(e.what());
+        if (is_range_error(e)) return usage_error(e.what());
         report(kName, e.what());
         return kExitFailed;
     }
-    for (const auto& s : a.skipped) report(kName, fmt::format("skipped {}: {}", s.path, s.reason));
-    for (const auto& n : a.notes) report(kName, fmt::format("warning: {}", n));
+    report_inputs(kName, a.skipped, a.notes);
     if (a.files_read == 0 && !a.skipped.empty()) {
         report(kName, fmt::format("{}: every input was skipped (listed above); no statistics", path));
         return kExitFailed;

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 namespace ringprof::cli {
 namespace {
@@ -44,6 +45,15 @@ std::string TraceRangeOptions::check() const {
     if (start.has_value() != end.has_value()) return "--start and --end go together";
     if (!start && unit == MergeUnit::step) return "--unit step needs --start and --end";
     return "";
+}
+
+bool is_range_error(const MergeError& e) {
+    return std::strstr(e.what(), "before start") != nullptr || std::strstr(e.what(), "must be after") != nullptr;
+}
+
+void report_inputs(const char* command, const std::vector<SkippedInput>& skipped, const std::vector<std::string>& notes) {
+    for (const auto& s : skipped) report(command, fmt::format("skipped {}: {}", s.path, s.reason));
+    for (const auto& n : notes) report(command, fmt::format("warning: {}", n));
 }
 
 }  // namespace ringprof::cli

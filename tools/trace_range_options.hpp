@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "arguments.hpp"
+#include "command.hpp"
 #include "ringprof/merged_timeline.hpp"
 
 namespace ringprof::cli {
@@ -30,5 +31,11 @@ struct TraceRangeOptions {
     // After the last argument: "" or what is wrong with the options together.
     std::string check() const;
 };
+
+// What merge and steps both answer the same way after reading:
+// a MergeError that is the range's fault (end before start, a step not found) is a usage error;
+bool is_range_error(const MergeError& e);
+// each input left out, and each warning about dropped or unpaired events, is one stderr line.
+void report_inputs(const char* command, const std::vector<SkippedInput>& skipped, const std::vector<std::string>& notes);
 
 }  // namespace ringprof::cli
