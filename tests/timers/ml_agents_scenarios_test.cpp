@@ -153,7 +153,9 @@ void worker_process_body(int write_fd, int sends) {
 // die_after_fork says. Under TSan each worker is therefore a fresh copy of this program (fork +
 // exec) that runs worker_process_body from a test environment: the send/receive/graft path is
 // still checked across real processes, and the fork handling itself by the other builds.
-constexpr bool kExecWorkers = ringprof::testing::kThreadSanitizer;
+// AddressSanitizer's allocator (clang 14's) is not fork-safe either: a child that allocates can
+// block forever on a lock another thread held at the fork (seen under ctest -j2, 60 s then killed).
+constexpr bool kExecWorkers = ringprof::testing::kThreadSanitizer || ringprof::testing::kAddressSanitizer;
 constexpr const char* kWorkerFdVariable = "RINGPROF_TEST_WORKER_FD";
 
 class ExecWorkerMode : public ::testing::Environment {
