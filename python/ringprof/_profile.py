@@ -13,6 +13,12 @@ ProfilerCode = _collections.namedtuple("ProfilerCode", "file line name signature
 ProfilerEntry = _collections.namedtuple("ProfilerEntry", "code callcount reccallcount totaltime inlinetime calls")
 ProfilerSubEntry = _collections.namedtuple("ProfilerSubEntry", "code callcount reccallcount totaltime inlinetime")
 
+# The engine's methods, called as the plain C functions they are (`_disable(self._profile)`):
+# through 3.10 CPython tells a profiler of a C call only when the callee is a C function, not a
+# bound method, and the profiler's own enable/disable/getstats are rows of its table as in cProfile's.
+_enable, _disable, _clear, _getstats = (_ringprof._Profile.__dict__[name].__func__
+                                        for name in ("enable", "disable", "clear", "getstats"))
+
 
 
 class Profile:
@@ -40,13 +46,13 @@ class Profile:
         Profile's settings from now on, as cProfile's enable() does."""
         if subcalls is not None:
             self._subcalls = bool(subcalls)
-        self._profile.enable(None if builtins is None else bool(builtins))
+        _enable(self._profile, None if builtins is None else bool(builtins))
 
     def disable(self):
-        self._profile.disable()
+        _disable(self._profile)
 
     def clear(self):
-        self._profile.clear()
+        _clear(self._profile)
 
     def __enter__(self):
         self.enable()
@@ -58,7 +64,7 @@ class Profile:
 
     def getstats(self):
         """accelerate's getstats(): a list of ProfilerEntry (times in seconds)."""
-        rows = self._profile.getstats()
+        rows = _getstats(self._profile)
         codes = [ProfilerCode(r["file"], r["line"], r["name"], r["signature"]) for r in rows]
         entries = []
         for code, r in zip(codes, rows):
@@ -80,7 +86,7 @@ class Profile:
         """.stats as cProfile builds it: {(file, line, name): (primitive calls, calls, tottime,
         cumtime, {caller: (calls, primitive calls, tottime, cumtime)})}. Built-ins are in file "~"
         line 0; with signatures on, the name carries the signature, one entry per signature."""
-        rows = self._profile.getstats()
+        rows = _getstats(self._profile)
         labels = [(r["file"], r["line"], r["name"] + r["signature"]) for r in rows]
         stats = {}
         for label, r in zip(labels, rows):

@@ -29,10 +29,9 @@ from . import wheel_archive
 
 NAME = "ringprof"
 SUMMARY = "Low-overhead profiler: Python scopes and C++ PROF_SCOPE markers in one timer tree and timeline"
-# The module's call signatures read frames through CPython 3.11+ interfaces (PyCode_GetVarnames,
-# 3.11's frame internals, 3.12's PyFrame_GetVar): on 3.8-3.10 it does not compile, and pip says
-# so at once instead of after a failed build.
-REQUIRES_PYTHON = ">=3.11"
+# The oldest CPython the module compiles for (python/src/python_compat.hpp fills in what 3.8-3.10
+# lack); pip refuses older interpreters at once instead of after a failed build.
+REQUIRES_PYTHON = ">=3.8"
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # What the wheel needs of the CMake project, and where each part goes (relative to the

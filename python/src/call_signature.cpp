@@ -1,5 +1,6 @@
-// Python 3.11 keeps a frame's arguments in its internal "localsplus" array; reading them there
-// costs nothing, while the public route (PyFrame_GetLocals) builds a dict on every call.
+// CPython keeps a frame's arguments in its "localsplus" array (public through 3.10, internal in
+// 3.11); reading them there costs nothing, while the public route (PyFrame_GetLocals) builds a
+// dict on every call. 3.12+ has PyFrame_GetVar, which reads one variable without the dict.
 #include <patchlevel.h>  // PY_VERSION_HEX alone: Py_BUILD_CORE must come before Python.h
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
 #define RINGPROF_FRAME_INTERNALS 1
@@ -50,6 +51,21 @@ PyObject* argument(PyFrameObject* frame, PyCodeObject* code, int i) {
     (void)code;
     PyObject* value = frame->f_frame->localsplus[i];
     if (value != nullptr && PyCell_Check(value)) value = PyCell_GET(value);  // captured by a closure
+    Py_XINCREF(value);
+    return value;
+#elif PY_VERSION_HEX < 0x030B0000
+    // Through 3.10 the frame's array is public. An argument a closure captures was moved into
+    // its cell before the call began, leaving its own slot empty; co_cell2arg says which cell.
+    PyObject* value = frame->f_localsplus[i];
+    if (value == nullptr && code->co_cell2arg != nullptr) {
+        const Py_ssize_t cells = PyTuple_GET_SIZE(code->co_cellvars);
+        for (Py_ssize_t c = 0; c < cells; ++c) {
+            if (code->co_cell2arg[c] != i) continue;
+            PyObject* cell = frame->f_localsplus[code->co_nlocals + c];
+            if (cell != nullptr) value = PyCell_GET(cell);
+            break;
+        }
+    }
     Py_XINCREF(value);
     return value;
 #else

@@ -3,7 +3,7 @@
 // arrays the dtype and shape); the text is made only the first time a key is seen.
 #pragma once
 
-#include <Python.h>
+#include "python_compat.hpp"
 
 #include <cstdint>
 #include <string>

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "open_scopes.hpp"
+#include "python_compat.hpp"
 #include "ringprof/gauge.hpp"
 #include "ringprof/steps.hpp"
 #include "site_interner.hpp"
@@ -370,6 +371,8 @@ bool add_scope_types(PyObject* module) {
     if (g_scope_type == nullptr || g_step_type == nullptr || g_scope_cache == nullptr || g_gauge_sites == nullptr) {
         return false;
     }
+    disallow_instantiation(g_scope_type);
+    disallow_instantiation(g_step_type);
     // The module keeps a reference to each: they live as long as the interpreter.
     Py_INCREF(g_scope_type);
     Py_INCREF(g_step_type);

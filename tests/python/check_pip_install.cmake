@@ -5,8 +5,10 @@
 #   dist/       pip wheel <copy>            the same build folder, so it only packs
 #   wheel_venv/ pip install dist/*.whl      after the copy and its build are deleted: the wheel
 #                                           alone, no build; then pip uninstall removes it all
-# Both venvs see Debian's site-packages (pytest, numpy, mypy); pip reaches no index.
-# Inputs: SOURCE_DIR, WORK_DIR, PYTHON, TESTS_DIR.
+# Both venvs see the interpreter's site-packages (Debian's: pytest, numpy, mypy); pip reaches no
+# index. pytest runs under PYTEST_PYTHON when given (an interpreter without pytest is tested
+# from Debian's python3; the scenarios still run the venv's interpreter).
+# Inputs: SOURCE_DIR, WORK_DIR, PYTHON, TESTS_DIR, optional PYTEST_PYTHON.
 file(REMOVE_RECURSE ${WORK_DIR})
 set(copy ${WORK_DIR}/source)
 set(venv ${WORK_DIR}/venv)
@@ -46,10 +48,15 @@ check("python -m venv (for the wheel)" ${PYTHON} -m venv --system-site-packages 
 check("pip install <the wheel>" ${CMAKE_COMMAND} -E env ${pip_env} ${wheel_venv}/bin/python -m pip install ${wheel})
 
 foreach(env ${venv} ${wheel_venv})
+  if(PYTEST_PYTHON)
+    set(pytest_python ${PYTEST_PYTHON})
+  else()
+    set(pytest_python ${env}/bin/python)
+  endif()
   execute_process(
     COMMAND ${CMAKE_COMMAND} -E env --unset=PYTHONPATH --unset=RINGPROF_TEST_PREFIX
             RINGPROF_TEST_PYTHON=${env}/bin/python RINGPROF_TEST_WORK_DIR=${WORK_DIR}
-            ${env}/bin/python -m pytest -q -p no:cacheprovider ${TESTS_DIR}
+            ${pytest_python} -m pytest -q -rs -p no:cacheprovider ${TESTS_DIR}
     WORKING_DIRECTORY ${WORK_DIR}
     RESULT_VARIABLE rc)
   if(rc)

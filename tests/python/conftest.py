@@ -72,6 +72,19 @@ def ask_python(code, env=None):
     return done.stdout.strip()
 
 
+_importable = {}
+
+
+def require_module(name):
+    """Skips the calling test (or fixture) when the interpreter under test cannot import `name`:
+    NumPy is Debian's for /usr/bin/python3, and another interpreter (a pyenv 3.8) may lack it."""
+    if name not in _importable:
+        done = subprocess.run([PYTHON, "-c", "import " + name], capture_output=True, timeout=DEADLINE_SECONDS)
+        _importable[name] = done.returncode == 0
+    if not _importable[name]:
+        pytest.skip("%s has no module %s" % (PYTHON, name))
+
+
 def child(node, name):
     """The child called `name` of a timers-file node (list form), or None."""
     for c in node.get("children", []):

@@ -2,7 +2,7 @@
 `2/1` for recursion, NumPy signatures by dtype and shape, one engine with scopes and C++."""
 import re
 
-from conftest import path, run_scenario
+from conftest import path, require_module, run_scenario
 
 DOT_PROGRAM = """
     import cProfile, io, json, pstats, sys
@@ -62,6 +62,7 @@ def parse_table(text):
 
 
 def test_the_table_has_cprofile_layout_recursion_as_2_1_and_numpy_signatures(tmp_path):
+    require_module("numpy")
     r = run_scenario(tmp_path, DOT_PROGRAM).result()
     calls, primitive, rows = parse_table(r["sig"])
     dot_sig = "scenario.py:7(dot(a:ndarray(dtype=float32, shape=(16,)), b:ndarray(dtype=float32, shape=(16,))))"
@@ -71,6 +72,7 @@ def test_the_table_has_cprofile_layout_recursion_as_2_1_and_numpy_signatures(tmp
 
 
 def test_without_signatures_a_function_is_one_row_with_cprofile_counts(tmp_path):
+    require_module("numpy")
     r = run_scenario(tmp_path, DOT_PROGRAM).result()
     _, _, rows = parse_table(r["nosig"])
     assert rows["scenario.py:7(dot)"] == "2/1"
@@ -80,6 +82,7 @@ def test_without_signatures_a_function_is_one_row_with_cprofile_counts(tmp_path)
 
 
 def test_getstats_gives_accelerate_entries_with_recursion_and_subcalls(tmp_path):
+    require_module("numpy")
     r = run_scenario(tmp_path, DOT_PROGRAM).result()
     dot = [e for e in r["entries"] if e[0] == "dot"]
     assert len(dot) == 1
@@ -89,6 +92,7 @@ def test_getstats_gives_accelerate_entries_with_recursion_and_subcalls(tmp_path)
 
 
 def test_signatures_name_each_kind_of_argument_and_tell_apart_shapes_and_subclassed_arrays(tmp_path):
+    require_module("numpy")
     r = run_scenario(tmp_path, """
         import json
         import numpy as np
@@ -99,15 +103,11 @@ def test_signatures_name_each_kind_of_argument_and_tell_apart_shapes_and_subclas
 
         def mixed(i, items, a, s, x):
             pass
-        def captured(v):                   # v lives in a cell: the closure below reads it
-            return (lambda: v)()
 
         p = ringprof.Profile()
         p.enable()
         for shape in ((2, 3), (2, 3), (4,)):
             mixed(1, [], np.zeros(shape), np.zeros(5).view(Frames), np.float32(1))
-        captured(7)
-        captured("seven")
         p.disable()
         print(json.dumps(p.stats_table()))
     """).result()
@@ -115,8 +115,34 @@ def test_signatures_name_each_kind_of_argument_and_tell_apart_shapes_and_subclas
     tail = "s:ndarray(dtype=float64, shape=(5,)), x:float32))"
     assert rows["scenario.py:9(mixed(i:int, items:list, a:ndarray(dtype=float64, shape=(2, 3)), " + tail] == "2"
     assert rows["scenario.py:9(mixed(i:int, items:list, a:ndarray(dtype=float64, shape=(4,)), " + tail] == "1"
-    assert rows["scenario.py:11(captured(v:int))"] == "1"
-    assert rows["scenario.py:11(captured(v:str))"] == "1"
+
+
+def test_signatures_read_every_argument_kind_a_closure_captures_and_leave_out_self(tmp_path):
+    # No NumPy: every interpreter the package builds for reads arguments from its own frame layout.
+    r = run_scenario(tmp_path, """
+        import json
+        import ringprof
+
+        def captured(v, *, k):             # v and k live in cells: the closure below reads them
+            return (lambda: (v, k))()
+        class Model:
+            def step(self, batch):
+                pass
+
+        p = ringprof.Profile()
+        p.enable()
+        captured(7, k=1.5)
+        captured("seven", k=None)
+        Model().step([1])
+        Model().step((1,))
+        p.disable()
+        print(json.dumps(p.stats_table()))
+    """).result()
+    _, _, rows = parse_table(r)
+    assert rows["scenario.py:5(captured(v:int, k:float))"] == "1"
+    assert rows["scenario.py:5(captured(v:str, k:NoneType))"] == "1"
+    assert rows["scenario.py:8(step(batch:list))"] == "1"
+    assert rows["scenario.py:8(step(batch:tuple))"] == "1"
 
 
 def test_profiled_calls_nest_with_scopes_and_cpp_kernels_and_builtins_can_be_left_out(tmp_path, kernels):
