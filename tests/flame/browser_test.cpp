@@ -498,6 +498,26 @@ TEST_F(FlameBrowserDemo, TracePageHasTheTimelineOfItsThreads) {
     expect_no_page_errors();
 }
 
+// `ringprof flame` on the run's own output folder: its trace is found as merge finds it, and its
+// steps (PROF_STEP) give the steps view, one row for the run's one process.
+TEST_F(FlameBrowserDemo, TheRunsFolderHasAStepsViewOfItsProcess) {
+    open("demo_shaped_folder.html", ringprof::load_flame_profile(run_.dir));
+    simdjson::dom::parser parser;
+    const simdjson::dom::element view = settled(parser, "window.ringprofFlame.steps()");
+    ASSERT_TRUE(view.is_object());
+    EXPECT_EQ(simdjson::dom::array(view["nodes"]).size(), 1u);
+    std::vector<int64_t> steps;
+    for (simdjson::dom::element s : simdjson::dom::array(view["steps"])) steps.push_back(int64_t(s));
+    std::vector<int64_t> expected(12);
+    for (int i = 0; i < 12; ++i) expected[static_cast<std::size_t>(i)] = i;
+    EXPECT_EQ(steps, expected) << "the demo-shaped run steps 0 to 11";
+    for (simdjson::dom::element c : simdjson::dom::array(view["cells"])) EXPECT_GT(double(c["us"]), 0.0);
+    for (simdjson::dom::element m : simdjson::dom::array(view["marked"])) EXPECT_TRUE(m.is_null()) << "one node: no straggler";
+    EXPECT_EQ(browser().evaluate("getComputedStyle(document.getElementById('steps-panel')).display"), "flex");
+    save_screenshot("flame_e2e_run_folder_steps.png");
+    expect_no_page_errors();
+}
+
 // The demo's timeline keeps ~53,000 spans; the page's cap is kFlameTimelineMaxSpans.
 TEST_F(FlameBrowser, TimelineAtTheSpanCapPaintsAtMostARectPerPixelColumn) {
     ringprof::FlameProfile profile;
