@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -658,6 +659,62 @@ TEST_F(FlameBrowser, AFolderWithoutStepsHasNoStepsView) {
     EXPECT_EQ(browser().evaluate("getComputedStyle(document.getElementById('steps-panel')).display"), "none");
     const simdjson::dom::element tl = settled(parser, "window.ringprofFlame.timeline()");
     EXPECT_EQ(tl["lanes"].get_array().size(), 6u) << "the folder's other views are there";
+    expect_no_page_errors();
+}
+
+// Hundreds of steps make columns narrower than a pixel: the straggler is a red bar on top of its
+// row (an outline would cover its neighbours), and the row's shade stays visible under it.
+TEST_F(FlameBrowser, StepsViewWithManyStepsMarksStragglersWithABarOverTheirRow) {
+    ringprof::FlameProfile profile;
+    profile.title = "many steps";
+    profile.merged = flame_test::generated_tree(20);
+    constexpr int kSteps = 1500;
+    // Steps 0-499: node b is the straggler; 500-999: nobody; 1000-1499: node a.
+    for (int s = 0; s < kSteps; ++s) {
+        const double a = s >= 1000 ? 1200 : 1000, b = s < 500 ? 1200 : 1000;
+        ringprof::StepStraggler st;
+        st.step = s;
+        st.nodes = 2;
+        st.duration_us = std::max(a, b);
+        st.by_node = {{"a", a, b}, {"b", b, a}};
+        const bool b_slower = b > a;
+        st.slowest_node = b_slower ? "b" : "a";
+        st.slowest_us = std::max(a, b);
+        st.median_of_others_us = b_slower ? a : b;
+        profile.node_steps.push_back(std::move(st));
+    }
+    open("steps_view_many_flame.html", profile);
+    browser().evaluate("(() => { document.getElementById('steps-panel').scrollIntoView(); return ''; })()");
+    simdjson::dom::parser parser;
+    const simdjson::dom::element view = settled(parser, "window.ringprofFlame.steps()");
+    EXPECT_FALSE(bool(view["outlined"]));
+    const double dpr = double(view["dpr"]), cx = double(view["canvasX"]), cy = double(view["canvasY"]);
+    // The cell of `node` (0: a, 1: b) in `step`, from the page's own list.
+    struct Cell {
+        double x, y, h;
+    };
+    std::map<std::pair<int, int64_t>, Cell> cells;
+    for (simdjson::dom::element c : simdjson::dom::array(view["cells"]))
+        cells[{std::string_view(c["node"]) == "a" ? 0 : 1, int64_t(c["step"])}] = {double(c["x"]), double(c["y"]), double(c["h"])};
+    ASSERT_EQ(cells.size(), 2u * kSteps);
+    const auto red_at = [&](double x, double y) {
+        const std::string rgba = browser().evaluate(
+            "JSON.stringify(Array.from(document.getElementById('steps').getContext('2d').getImageData(" +
+            std::to_string(static_cast<int>((x - cx) * dpr)) + "," + std::to_string(static_cast<int>((y - cy) * dpr)) +
+            ",1,1).data))");
+        simdjson::dom::parser p;
+        const simdjson::dom::array v = p.parse(rgba).get_array();
+        return int64_t(v.at(0)) > 180 && int64_t(v.at(1)) < 90 && int64_t(v.at(2)) < 90;
+    };
+    for (int64_t step : {250, 750, 1250}) {
+        for (int node : {0, 1}) {
+            const Cell& c = cells.at({node, step});
+            const bool straggler = (node == 1 && step < 500) || (node == 0 && step >= 1000);
+            EXPECT_EQ(red_at(c.x, c.y + 1), straggler) << "top of node " << node << " at step " << step;
+            EXPECT_FALSE(red_at(c.x, c.y + c.h * 0.75)) << "the shade under the bar, node " << node << " step " << step;
+        }
+    }
+    save_screenshot("flame_e2e_steps_view_many.png");
     expect_no_page_errors();
 }
 

@@ -580,7 +580,7 @@ if (TL) {
 var ST = DATA.steps;
 var stCanvas = document.getElementById('steps'), stCtx = stCanvas.getContext('2d');
 var stWrap = document.getElementById('st-wrap');
-var ST_GUTTER = 130, ST_AXIS = 20, ST_ROW = 18, ST_MARK = '#d1242f';
+var ST_GUTTER = 130, ST_AXIS = 20, ST_ROW = 18, ST_MARK = '#d1242f', ST_OUTLINE_MIN = 6, ST_BAR = 4;
 var stView = { cells: [], lo: 0, hi: 0, renderMs: 0 };
 if (ST) {
   document.getElementById('steps-panel').style.display = 'flex';
@@ -630,12 +630,16 @@ function drawSteps() {
       cells.push({ node: i, step: j, x: x, y: y, w: w, h: ST_ROW - 1 });
     });
   });
-  // The stragglers last, so that no neighbour paints over their outline.
-  c.strokeStyle = ST_MARK; c.lineWidth = 2;
+  // The stragglers last, so that no neighbour paints over their mark: an outline where a cell is
+  // wide enough to hold one; where columns are narrower (hundreds of steps), outlines would cover
+  // their neighbours, so a bar along the top of the cell marks it and its shade stays visible.
+  c.strokeStyle = ST_MARK; c.fillStyle = ST_MARK; c.lineWidth = 2;
+  var outline = cw >= ST_OUTLINE_MIN;
   ST.steps.forEach(function (s, j) {
     if (s.slowest < 0) return;
-    var x = ST_GUTTER + j * cw, y = ST_AXIS + s.slowest * ST_ROW, w = Math.max(2, cw - (cw > 3 ? 1 : 0));
-    c.strokeRect(x + 1, y + 1, Math.max(1, w - 2), ST_ROW - 3);
+    var x = ST_GUTTER + j * cw, y = ST_AXIS + s.slowest * ST_ROW;
+    if (outline) c.strokeRect(x + 1, y + 1, cw - 3, ST_ROW - 3);
+    else c.fillRect(x, y, Math.max(1, cw), ST_BAR);
   });
   stView.cells = cells;
   stView.cw = cw;
@@ -716,7 +720,7 @@ window.ringprofFlame = {
     if (!ST) return null;
     var r = stCanvas.getBoundingClientRect();
     return { nodes: ST.nodes, steps: ST.steps.map(function (s) { return s.step; }), renderMs: stView.renderMs,
-             dpr: window.devicePixelRatio || 1, canvasX: r.left, canvasY: r.top,
+             dpr: window.devicePixelRatio || 1, canvasX: r.left, canvasY: r.top, outlined: stView.cw >= ST_OUTLINE_MIN,
              marked: ST.steps.map(function (s) { return s.slowest >= 0 ? ST.nodes[s.slowest] : null; }),
              outliers: ST.steps.filter(function (s) { return s.outlier; }).map(function (s) { return s.step; }),
              cells: stView.cells.map(function (cell) {
