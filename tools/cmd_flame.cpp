@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <new>
 #include <string>
+#include <system_error>
 
 #include "arguments.hpp"
 #include "command.hpp"
@@ -54,9 +56,15 @@ std::string strip(std::string s, const char* suffix) {
     return s;
 }
 
-// "logs/run_timers.json" -> "run"; "x.trace.json.gz" -> "x"; "jobs/run1/" -> "run1".
+// "logs/run_timers.json" -> "run"; "x.trace.json.gz" -> "x"; a folder: its name ("jobs/run1/"
+// and "." in jobs/run1 -> "run1").
 std::string stem_of(std::string input) {
-    while (input.size() > 1 && input.back() == '/') input.pop_back();
+    std::error_code ec;
+    if (std::filesystem::is_directory(input, ec)) {
+        std::filesystem::path folder = std::filesystem::absolute(input, ec).lexically_normal();
+        if (folder.filename().empty()) folder = folder.parent_path();
+        input = folder.filename().string();
+    }
     const auto slash = input.find_last_of('/');
     std::string s = slash == std::string::npos ? input : input.substr(slash + 1);
     s = strip(strip(s, ".gz"), ".json");

@@ -69,6 +69,17 @@ TEST(FlameFolder, DrawsTheFolderWithTheStepsViewUnderTheFoldersName) {
     EXPECT_EQ(simdjson::dom::array(doc["timeline"]["lanes"]).size(), 6u);
 }
 
+TEST(FlameFolder, TheCurrentFolderIsNamedByItsOwnName) {
+    TempDir dir;
+    flame_test::write_straggler_job(dir.path() / "run1", StragglerJob());
+    const FlameRun r = flame(dir.path() / "run1", ".");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, "ringprof flame: wrote run1_flame.html\n");
+    const std::string data = flame_test::page_data(ringprof::testing::read_text(dir.path() / "run1" / "run1_flame.html"));
+    simdjson::dom::parser parser;
+    EXPECT_EQ(std::string_view(parser.parse(data)["title"]), "run1");
+}
+
 TEST(FlameFolder, AFolderWithoutStepsIsDrawnWithoutTheView) {
     TempDir dir;
     flame_test::write_straggler_job(dir.path() / "job", StragglerJob(), false);

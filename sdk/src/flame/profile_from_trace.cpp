@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <map>
@@ -323,9 +324,10 @@ FlameProfile read_folder_profile(const std::string& root) {
         for (const std::string& s : skipped) why += "; " + s;
         throw FlameInputError(why);
     }
-    std::string title = root;
-    while (title.size() > 1 && title.back() == '/') title.pop_back();
-    FlameProfile p = collector.finish(base_name(title));
+    // The folder's own name, also for "." or "jobs/run1/".
+    std::filesystem::path folder = std::filesystem::absolute(root).lexically_normal();
+    if (folder.filename().empty()) folder = folder.parent_path();
+    FlameProfile p = collector.finish(folder.filename().string());
     p.skipped_inputs = std::move(skipped);
     // The steps view: per step, each node's time, as `ringprof steps --by node` counts it.
     try {
