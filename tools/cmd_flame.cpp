@@ -1,12 +1,15 @@
 // ringprof flame INPUT [-o OUT] [--format html|svg|folded]
-// Draws the flame graph report of a saved timers JSON (either ML-Agents form) or a trace.
+// Draws the flame graph report of a saved timers JSON (either ML-Agents form), a trace, or a folder
+// of timelines (read as ringprof merge reads it).
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <new>
 #include <string>
+#include <system_error>
 
 #include "arguments.hpp"
 #include "command.hpp"
@@ -23,7 +26,13 @@ const char kUsage[] =
     "usage: ringprof flame INPUT [-o OUT] [--format html|svg|folded]\n"
     "\n"
     "Draws a flame graph from a saved timers JSON (<run_id>_timers.json, either ML-Agents form,\n"
-    "also files written by ML-Agents) or a Chrome trace / pythontimeline (.json or .json.gz).\n"
+    "also files written by ML-Agents), a Chrome trace / pythontimeline (.json or .json.gz), or a\n"
+    "folder of timelines as ringprof merge reads it (smdebug's layout or a ringprof output folder):\n"
+    "every node's threads, and in the HTML page a steps view (each node's time per step, the\n"
+    "straggler of each step outlined) when the timelines have steps.\n"
+    "\n"
+    "Exit status: 0 written, 3 written but some inputs of the folder were skipped (listed on\n"
+    "stderr), 1 nothing could be drawn, 2 bad arguments.\n"
     "\n"
     "  -o, --output OUT   file to write ('-' for standard output); default: <input stem>_flame.html,\n"
     "                     _flame.svg or _folded.txt in the current directory\n"
@@ -47,8 +56,15 @@ std::string strip(std::string s, const char* suffix) {
     return s;
 }
 
-// "logs/run_timers.json" -> "run"; "x.trace.json.gz" -> "x".
-std::string stem_of(const std::string& input) {
+// "logs/run_timers.json" -> "run"; "x.trace.json.gz" -> "x"; a folder: its name ("jobs/run1/"
+// and "." in jobs/run1 -> "run1").
+std::string stem_of(std::string input) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(input, ec)) {
+        std::filesystem::path folder = std::filesystem::absolute(input, ec).lexically_normal();
+        if (folder.filename().empty()) folder = folder.parent_path();
+        input = folder.filename().string();
+    }
     const auto slash = input.find_last_of('/');
     std::string s = slash == std::string::npos ? input : input.substr(slash + 1);
     s = strip(strip(s, ".gz"), ".json");
@@ -93,8 +109,11 @@ int run(int argc, char** argv) {
     }
 
     std::string text;
+    std::size_t skipped = 0;
     try {
         const ringprof::FlameProfile profile = ringprof::load_flame_profile(input);
+        for (const std::string& why : profile.skipped_inputs) report(kName, "skipped " + why);
+        skipped = profile.skipped_inputs.size();
         if (format == "html") {
             text = ringprof::render_html(profile);
         } else if (format == "svg") {
@@ -111,7 +130,8 @@ int run(int argc, char** argv) {
         report(kName, e.what());
         return kExitFailed;
     }
-    if (output == "-") return write_stdout(kName, text) ? kExitOk : kExitFailed;
+    const int done = skipped ? kExitPartial : kExitOk;
+    if (output == "-") return write_stdout(kName, text) ? done : kExitFailed;
     try {
         ringprof::write_file_atomically(output, text);
     } catch (const std::exception& e) {
@@ -119,7 +139,7 @@ int run(int argc, char** argv) {
         return kExitFailed;
     }
     report(kName, fmt::format("wrote {}", output));
-    return kExitOk;
+    return done;
 }
 
 const ringprof::cli::Command command{kName, "draw a flame graph (HTML, SVG or folded stacks) from a saved profile",

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -14,6 +15,8 @@
 #include "demo_shaped_run.hpp"
 #include "flame_test_trees.hpp"
 #include "ringprof/flame.hpp"
+#include "straggler_folder.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -496,6 +499,26 @@ TEST_F(FlameBrowserDemo, TracePageHasTheTimelineOfItsThreads) {
     expect_no_page_errors();
 }
 
+// `ringprof flame` on the run's own output folder: its trace is found as merge finds it, and its
+// steps (PROF_STEP) give the steps view, one row for the run's one process.
+TEST_F(FlameBrowserDemo, TheRunsFolderHasAStepsViewOfItsProcess) {
+    open("demo_shaped_folder.html", ringprof::load_flame_profile(run_.dir));
+    simdjson::dom::parser parser;
+    const simdjson::dom::element view = settled(parser, "window.ringprofFlame.steps()");
+    ASSERT_TRUE(view.is_object());
+    EXPECT_EQ(simdjson::dom::array(view["nodes"]).size(), 1u);
+    std::vector<int64_t> steps;
+    for (simdjson::dom::element s : simdjson::dom::array(view["steps"])) steps.push_back(int64_t(s));
+    std::vector<int64_t> expected(12);
+    for (int i = 0; i < 12; ++i) expected[static_cast<std::size_t>(i)] = i;
+    EXPECT_EQ(steps, expected) << "the demo-shaped run steps 0 to 11";
+    for (simdjson::dom::element c : simdjson::dom::array(view["cells"])) EXPECT_GT(double(c["us"]), 0.0);
+    for (simdjson::dom::element m : simdjson::dom::array(view["marked"])) EXPECT_TRUE(m.is_null()) << "one node: no straggler";
+    EXPECT_EQ(browser().evaluate("getComputedStyle(document.getElementById('steps-panel')).display"), "flex");
+    save_screenshot("flame_e2e_run_folder_steps.png");
+    expect_no_page_errors();
+}
+
 // The demo's timeline keeps ~53,000 spans; the page's cap is kFlameTimelineMaxSpans.
 TEST_F(FlameBrowser, TimelineAtTheSpanCapPaintsAtMostARectPerPixelColumn) {
     ringprof::FlameProfile profile;
@@ -538,6 +561,160 @@ TEST_F(FlameBrowser, TimelineAtTheSpanCapPaintsAtMostARectPerPixelColumn) {
     std::printf("timeline of %zu spans: first draw %.1f ms, zoomed draw %.1f ms (not checked)\n", per_lane * 5, first,
                 zoomed);
     save_screenshot("flame_e2e_timeline_cap.png");
+    expect_no_page_errors();
+}
+
+// The steps view of a folder of timelines: a row per node, a column per step, and in each step
+// the known straggler outlined (read back from the canvas's pixels, so it is what a user sees).
+TEST_F(FlameBrowser, StepsViewShowsEachNodesStepsAndOutlinesTheStraggler) {
+    ringprof::testing::TempDir dir;
+    const flame_test::StragglerJob job;
+    flame_test::write_straggler_job(dir.path() / "job", job);
+    open("steps_view_flame.html", ringprof::load_flame_profile((dir.path() / "job").string()));
+    browser().evaluate("(() => { document.getElementById('steps-panel').scrollIntoView(); return ''; })()");
+    EXPECT_EQ(browser().evaluate("getComputedStyle(document.getElementById('steps-panel')).display"), "flex");
+
+    simdjson::dom::parser parser;
+    const simdjson::dom::element view = settled(parser, "window.ringprofFlame.steps()");
+    std::vector<std::string> nodes;
+    for (simdjson::dom::element n : simdjson::dom::array(view["nodes"])) nodes.emplace_back(std::string_view(n));
+    EXPECT_EQ(nodes, job.nodes);
+    ASSERT_EQ(simdjson::dom::array(view["steps"]).size(), job.steps());
+    const double dpr = double(view["dpr"]), cx = double(view["canvasX"]), cy = double(view["canvasY"]);
+
+    // Every node's every step is drawn, with its time; the red outline is where the test put the
+    // straggler, and nowhere else.
+    struct Cell {
+        double x, y, w, h;
+    };
+    std::vector<std::vector<Cell>> at(nodes.size(), std::vector<Cell>(job.steps()));
+    std::size_t cells = 0;
+    for (simdjson::dom::element c : simdjson::dom::array(view["cells"])) {
+        const auto n = static_cast<std::size_t>(std::find(nodes.begin(), nodes.end(), std::string(std::string_view(c["node"]))) - nodes.begin());
+        const auto s = static_cast<std::size_t>(int64_t(c["step"]));
+        ASSERT_LT(n, nodes.size());
+        ASSERT_LT(s, job.steps());
+        EXPECT_EQ(double(c["us"]), static_cast<double>(job.us[n][s])) << nodes[n] << " step " << s;
+        EXPECT_GT(double(c["w"]), 4.0);
+        at[n][s] = {double(c["x"]), double(c["y"]), double(c["w"]), double(c["h"])};
+        ++cells;
+    }
+    EXPECT_EQ(cells, nodes.size() * job.steps());
+    const auto outlined = [&](const Cell& c) {
+        // The outline's left edge, inside the cell; the pixel as the canvas holds it.
+        const int px = static_cast<int>(std::floor((c.x + 1.5 - cx) * dpr)), py = static_cast<int>(std::floor((c.y + c.h / 2 - cy) * dpr));
+        const std::string rgba = browser().evaluate(
+            "JSON.stringify(Array.from(document.getElementById('steps').getContext('2d').getImageData(" +
+            std::to_string(px) + "," + std::to_string(py) + ",1,1).data))");
+        simdjson::dom::parser p;
+        const simdjson::dom::array v = p.parse(rgba).get_array();
+        return int64_t(v.at(0)) > 180 && int64_t(v.at(1)) < 90 && int64_t(v.at(2)) < 90;
+    };
+    for (std::size_t s = 0; s < job.steps(); ++s) {
+        int marked = -1, count = 0;
+        for (std::size_t n = 0; n < nodes.size(); ++n) {
+            if (outlined(at[n][s])) {
+                marked = static_cast<int>(n);
+                ++count;
+            }
+        }
+        EXPECT_EQ(marked, job.straggler[s]) << "step " << s;
+        EXPECT_LE(count, 1) << "step " << s;
+    }
+
+    // Hover: step, node, time and its ratio to the median of the other nodes.
+    {
+        const Cell& c = at[2][3];  // algo-2-21 in step 3: 5000 us against 1000 and 1050
+        browser().hover(c.x + c.w / 2, c.y + c.h / 2);
+        const std::string tip = state("tip");
+        EXPECT_NE(tip.find("Step 3"), std::string::npos) << tip;
+        EXPECT_NE(tip.find("algo-2-21"), std::string::npos) << tip;
+        EXPECT_NE(tip.find("Duration5.00 ms"), std::string::npos) << tip;
+        EXPECT_NE(tip.find("4.88\u00d7 the median of the others"), std::string::npos) << tip;
+        EXPECT_NE(tip.find("Straggler"), std::string::npos) << tip;
+        EXPECT_NE(tip.find("Outlier step"), std::string::npos) << tip;
+        save_screenshot("flame_e2e_steps_view.png");
+    }
+    {
+        const Cell& c = at[0][4];  // algo-1-11 in step 4: 1000 us against 1400 and 1000
+        browser().hover(c.x + c.w / 2, c.y + c.h / 2);
+        const std::string tip = state("tip");
+        EXPECT_NE(tip.find("Step 4"), std::string::npos) << tip;
+        EXPECT_NE(tip.find("algo-1-11"), std::string::npos) << tip;
+        EXPECT_NE(tip.find("0.83\u00d7 the median of the others"), std::string::npos) << tip;
+        EXPECT_EQ(tip.find("Straggler"), std::string::npos) << tip;
+        EXPECT_EQ(tip.find("Outlier"), std::string::npos) << tip;
+    }
+    EXPECT_NE(text_of("st-note").find("3 nodes, 6 steps; 3 steps have a straggler, 1 outlier step"), std::string::npos)
+        << text_of("st-note");
+    expect_no_page_errors();
+}
+
+TEST_F(FlameBrowser, AFolderWithoutStepsHasNoStepsView) {
+    ringprof::testing::TempDir dir;
+    flame_test::write_straggler_job(dir.path() / "job", flame_test::StragglerJob(), false);
+    open("no_steps_flame.html", ringprof::load_flame_profile((dir.path() / "job").string()));
+    simdjson::dom::parser parser;
+    EXPECT_TRUE(settled(parser, "window.ringprofFlame.steps()").is_null());
+    EXPECT_EQ(browser().evaluate("getComputedStyle(document.getElementById('steps-panel')).display"), "none");
+    const simdjson::dom::element tl = settled(parser, "window.ringprofFlame.timeline()");
+    EXPECT_EQ(tl["lanes"].get_array().size(), 6u) << "the folder's other views are there";
+    expect_no_page_errors();
+}
+
+// Hundreds of steps make columns narrower than a pixel: the straggler is a red bar on top of its
+// row (an outline would cover its neighbours), and the row's shade stays visible under it.
+TEST_F(FlameBrowser, StepsViewWithManyStepsMarksStragglersWithABarOverTheirRow) {
+    ringprof::FlameProfile profile;
+    profile.title = "many steps";
+    profile.merged = flame_test::generated_tree(20);
+    constexpr int kSteps = 1500;
+    // Steps 0-499: node b is the straggler; 500-999: nobody; 1000-1499: node a.
+    for (int s = 0; s < kSteps; ++s) {
+        const double a = s >= 1000 ? 1200 : 1000, b = s < 500 ? 1200 : 1000;
+        ringprof::StepStraggler st;
+        st.step = s;
+        st.nodes = 2;
+        st.duration_us = std::max(a, b);
+        st.by_node = {{"a", a, b}, {"b", b, a}};
+        const bool b_slower = b > a;
+        st.slowest_node = b_slower ? "b" : "a";
+        st.slowest_us = std::max(a, b);
+        st.median_of_others_us = b_slower ? a : b;
+        profile.node_steps.push_back(std::move(st));
+    }
+    open("steps_view_many_flame.html", profile);
+    browser().evaluate("(() => { document.getElementById('steps-panel').scrollIntoView(); return ''; })()");
+    simdjson::dom::parser parser;
+    const simdjson::dom::element view = settled(parser, "window.ringprofFlame.steps()");
+    EXPECT_FALSE(bool(view["outlined"]));
+    const double dpr = double(view["dpr"]), cx = double(view["canvasX"]), cy = double(view["canvasY"]);
+    // The cell of `node` (0: a, 1: b) in `step`, from the page's own list.
+    struct Cell {
+        double x, y, h;
+    };
+    std::map<std::pair<int, int64_t>, Cell> cells;
+    for (simdjson::dom::element c : simdjson::dom::array(view["cells"]))
+        cells[{std::string_view(c["node"]) == "a" ? 0 : 1, int64_t(c["step"])}] = {double(c["x"]), double(c["y"]), double(c["h"])};
+    ASSERT_EQ(cells.size(), 2u * kSteps);
+    const auto red_at = [&](double x, double y) {
+        const std::string rgba = browser().evaluate(
+            "JSON.stringify(Array.from(document.getElementById('steps').getContext('2d').getImageData(" +
+            std::to_string(static_cast<int>((x - cx) * dpr)) + "," + std::to_string(static_cast<int>((y - cy) * dpr)) +
+            ",1,1).data))");
+        simdjson::dom::parser p;
+        const simdjson::dom::array v = p.parse(rgba).get_array();
+        return int64_t(v.at(0)) > 180 && int64_t(v.at(1)) < 90 && int64_t(v.at(2)) < 90;
+    };
+    for (int64_t step : {250, 750, 1250}) {
+        for (int node : {0, 1}) {
+            const Cell& c = cells.at({node, step});
+            const bool straggler = (node == 1 && step < 500) || (node == 0 && step >= 1000);
+            EXPECT_EQ(red_at(c.x, c.y + 1), straggler) << "top of node " << node << " at step " << step;
+            EXPECT_FALSE(red_at(c.x, c.y + c.h * 0.75)) << "the shade under the bar, node " << node << " step " << step;
+        }
+    }
+    save_screenshot("flame_e2e_steps_view_many.png");
     expect_no_page_errors();
 }
 

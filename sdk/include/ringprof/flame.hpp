@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ringprof/backend.hpp"
+#include "ringprof/step_statistics.hpp"
 #include "ringprof/timer_tree.hpp"
 
 namespace ringprof {
@@ -71,6 +72,10 @@ struct FlameProfile {
     std::vector<FlameThread> threads;
     std::uint64_t dropped = 0;  // scopes lost to full rings, over all threads
     FlameTimeline timeline;
+    // Per step, each node's (host and process) time in it and the slowest node, as `ringprof steps
+    // --by node` counts them; the page draws them as its steps view. Empty: no view.
+    std::vector<StepStraggler> node_steps;
+    std::vector<std::string> skipped_inputs;  // "<file>: <why>" for inputs of a folder left out
 };
 
 // Every thread that recorded a scope gets a view, exited ones included (each tree's total is set
@@ -85,7 +90,9 @@ public:
 };
 
 // Reads a saved timers JSON (either ML-Agents form, also ML-Agents' own files) or a Chrome trace /
-// pythontimeline (`.json` or gzip-compressed; X and B/E events), streaming the trace.
+// pythontimeline (`.json` or gzip-compressed; X and B/E events), streaming the trace; or a folder
+// of timelines as `ringprof merge` reads it (smdebug's layout or a ringprof output folder), with
+// the steps of its nodes.
 FlameProfile load_flame_profile(const std::string& path);
 
 // One line per stack with time of its own: frames joined by ';' from "root" down, then a space

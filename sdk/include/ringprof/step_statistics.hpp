@@ -53,6 +53,13 @@ struct StepGroupStats {
     double mean_us = 0, min_us = 0, max_us = 0, p50_us = 0, p95_us = 0, p99_us = 0;
 };
 
+// One node's time in one step.
+struct StepNodeTime {
+    std::string node;
+    double us = 0;  // the span of the node's events in the step
+    std::optional<double> median_of_others_us;  // of the other nodes in the step; nullopt alone
+};
+
 // One step across the nodes: who took longest, against the others.
 struct StepStraggler {
     std::int64_t step = 0;
@@ -62,6 +69,7 @@ struct StepStraggler {
     std::optional<double> median_of_others_us;  // nullopt when the step ran on one node only
     std::uint64_t nodes = 0;       // nodes with events in the step
     bool outlier = false;          // duration_us > median + k * MAD over all steps
+    std::vector<StepNodeTime> by_node;  // every node with events in the step, sorted by name
 };
 
 struct StepAnalysis {

@@ -1,5 +1,8 @@
 // Where a report's trees come from: a live snapshot, a saved timers JSON, or a trace.
 
+#include <filesystem>
+#include <system_error>
+
 #include "flame/profile_from_trace.hpp"
 #include "trace/byte_source.hpp"
 #include "ringprof/flame.hpp"
@@ -62,6 +65,8 @@ FlameProfile flame_profile(const TimerTree& tree, std::string_view title) {
 }
 
 FlameProfile load_flame_profile(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return detail::read_folder_profile(path);
     std::string why;
     try {
         return detail::read_trace_profile(path);

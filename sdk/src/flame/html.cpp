@@ -1,7 +1,9 @@
 // The report page: fixed assets (html_assets.hpp) around the profile as JSON. The trees go in
 // column arrays in preorder (a parent always before its children), which keeps a 10,000-node
 // page small and lets the script rebuild the tree in one pass.
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -121,6 +123,57 @@ void append_timeline(std::string& out, const FlameTimeline& tl, Names& names) {
     out += "]}";
 }
 
+// The steps view: the nodes (sorted), then per step its number, duration, the index of the node
+// to mark as the straggler (-1: none, as when the slowest is no slower than the others' median),
+// whether the step is an outlier, and per node its time and the median of the other nodes' times
+// (null where the node has no events in the step, or is alone in it). Microseconds.
+void append_node_steps(std::string& out, const std::vector<StepStraggler>& steps) {
+    std::vector<std::string> nodes;
+    for (const StepStraggler& st : steps)
+        for (const StepNodeTime& t : st.by_node) nodes.push_back(t.node);
+    std::sort(nodes.begin(), nodes.end());
+    nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+    const auto index_of = [&](const std::string& node) {
+        return static_cast<std::size_t>(std::lower_bound(nodes.begin(), nodes.end(), node) - nodes.begin());
+    };
+    const auto optional_number = [&](const std::optional<double>& v) {
+        if (v) detail::append_python_float(out, *v);
+        else out += "null";
+    };
+    out += "{\"nodes\":[";
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (i) out += ',';
+        detail::append_json_string(out, nodes[i]);
+    }
+    out += "],\"steps\":[";
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+        const StepStraggler& st = steps[s];
+        std::vector<std::optional<double>> us(nodes.size()), others(nodes.size());
+        for (const StepNodeTime& t : st.by_node) {
+            us[index_of(t.node)] = t.us;
+            others[index_of(t.node)] = t.median_of_others_us;
+        }
+        const bool straggler = st.median_of_others_us && st.slowest_us > *st.median_of_others_us;
+        out += s ? ",{\"step\":" : "{\"step\":";
+        out += std::to_string(st.step) + ",\"duration\":";
+        detail::append_python_float(out, st.duration_us);
+        out += ",\"slowest\":";
+        out += straggler ? std::to_string(index_of(st.slowest_node)) : "-1";
+        out += st.outlier ? ",\"outlier\":true,\"us\":[" : ",\"outlier\":false,\"us\":[";
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            if (i) out += ',';
+            optional_number(us[i]);
+        }
+        out += "],\"others\":[";
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            if (i) out += ',';
+            optional_number(others[i]);
+        }
+        out += "]}";
+    }
+    out += "]}";
+}
+
 // Inside <script> only "</script" or "<!--" could end or confuse the element; escaping every
 // '<' (it can only occur inside JSON strings) rules both out.
 std::string script_safe(const std::string& json) {
@@ -163,13 +216,19 @@ std::string render_html(const FlameProfile& profile) {
         append_timeline(timeline, profile.timeline, names);
     }
 
+    std::string node_steps = "null";
+    if (!profile.node_steps.empty()) {
+        node_steps.clear();
+        append_node_steps(node_steps, profile.node_steps);
+    }
+
     std::string data = "{\"title\":";
     detail::append_json_string(data, profile.title);
     data += ",\"generator\":\"ringprof " RINGPROF_VERSION_STRING "\",\"dropped\":" + std::to_string(profile.dropped);
     data += ",\"names\":";
     names.append_json(data);
     data += ",\"threads\":" + std::to_string(profile.threads.size());
-    data += ",\"views\":" + views + ",\"timeline\":" + timeline + "}";
+    data += ",\"views\":" + views + ",\"timeline\":" + timeline + ",\"steps\":" + node_steps + "}";
 
     std::string out;
     out.reserve(data.size() + 32 * 1024);

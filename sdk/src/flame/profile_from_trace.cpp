@@ -2,12 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <map>
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
+#include "merge/trace_files.hpp"
+#include "merge/trace_selection.hpp"
+#include "ringprof/step_statistics.hpp"
 #include "timers/children_by_name.hpp"
 #include "trace/byte_source.hpp"
 #include "trace/trace_reader.hpp"
@@ -49,7 +54,8 @@ struct BuildNode {
 };
 
 struct Thread {
-    std::string pid, tid, thread_name;
+    std::string node, pid, tid, thread_name;
+    std::string key;  // node, pid and tid: what tells this thread from every other
     std::vector<Interval> spans;
 };
 
@@ -60,7 +66,7 @@ public:
     void on_event(const detail::ReadEvent& e) override {
         Thread& t = thread(e);
         if (t.thread_name.empty() && !e.thread_name.empty()) t.thread_name = std::string(e.thread_name);
-        if (!e.phase.empty() && e.phase != "Unknown") process_names_.emplace(std::string(e.pid), std::string(e.phase));
+        if (!e.phase.empty() && e.phase != "Unknown") process_names_.emplace(t.node + '\x1f' + t.pid, std::string(e.phase));
         t.spans.push_back({e.start.as_double(), std::max(0.0, e.dur.as_double()), intern(e.name), seq_++,
                            e.has_step ? e.step : -1});
     }
@@ -70,8 +76,11 @@ public:
         p.title = title;
         double first = std::numeric_limits<double>::infinity();
         double last = -std::numeric_limits<double>::infinity();
-        bool several_pids = false;
-        for (const Thread& t : threads_) several_pids = several_pids || t.pid != threads_.front().pid;
+        bool several_pids = false, several_nodes = false;
+        for (const Thread& t : threads_) {
+            several_pids = several_pids || t.pid != threads_.front().pid;
+            several_nodes = several_nodes || t.node != threads_.front().node;
+        }
         // The timeline's origin, subtracted before rounding: absolute microseconds as nanoseconds
         // would pass what a double holds exactly.
         double origin = std::numeric_limits<double>::infinity();
@@ -81,7 +90,7 @@ public:
         for (Thread& t : threads_) {
             if (t.spans.empty()) continue;
             FlameThread ft;
-            ft.label = label(t, several_pids);
+            ft.label = (several_nodes ? t.node + " / " : std::string()) + label(t, several_pids || several_nodes);
             double t_first = 0, t_last = 0;
             FlameLane lane;
             lane.label = ft.label;
@@ -102,6 +111,28 @@ public:
 
     std::size_t spans() const { return seq_; }
 
+    // Events of the files that follow come from this node (host and process, as merge names it):
+    // equal pids of two nodes are two processes.
+    void set_node(std::string node) { node_ = std::move(node); }
+
+    // What a file's reading can take back: the threads and spans there were before it.
+    struct Mark {
+        std::size_t threads;
+        std::vector<std::size_t> spans;
+        std::uint32_t seq;
+    };
+    Mark mark() const {
+        Mark m{threads_.size(), {}, seq_};
+        for (const Thread& t : threads_) m.spans.push_back(t.spans.size());
+        return m;
+    }
+    void rollback(const Mark& m) {
+        for (std::size_t i = m.threads; i < threads_.size(); ++i) thread_ids_.erase(threads_[i].key);
+        threads_.resize(m.threads);
+        for (std::size_t i = 0; i < m.threads; ++i) threads_[i].spans.resize(m.spans[i]);
+        seq_ = m.seq;
+    }
+
 private:
     std::uint32_t intern(std::string_view name) {
         const auto [it, inserted] = name_ids_.emplace(std::string(name), static_cast<std::uint32_t>(names_.size()));
@@ -110,12 +141,16 @@ private:
     }
 
     Thread& thread(const detail::ReadEvent& e) {
-        key_.assign(e.pid);
+        key_.assign(node_);
+        key_ += '\x1f';
+        key_ += e.pid;
         key_ += '\x1f';
         key_ += e.thread_key;
         const auto [it, inserted] = thread_ids_.emplace(key_, threads_.size());
         if (inserted) {
             threads_.emplace_back();
+            threads_.back().node = node_;
+            threads_.back().key = key_;
             threads_.back().pid = std::string(e.pid);
             threads_.back().tid = std::string(e.thread_key);
         }
@@ -124,7 +159,7 @@ private:
 
     std::string label(const Thread& t, bool several_pids) const {
         std::string out;
-        const auto pn = process_names_.find(t.pid);
+        const auto pn = process_names_.find(t.node + '\x1f' + t.pid);
         if (several_pids) out = (pn != process_names_.end() ? pn->second : "pid " + t.pid) + " / ";
         if (!t.thread_name.empty()) return out + t.thread_name + " (tid " + t.tid + ")";
         if (!several_pids && pn != process_names_.end()) out = pn->second + " / ";
@@ -223,7 +258,7 @@ private:
     std::unordered_map<std::string, std::size_t> thread_ids_;
     std::unordered_map<std::string, std::string> process_names_;
     mutable std::map<std::int64_t, std::pair<double, double>> steps_;  // step -> first begin, last end (us)
-    std::string key_;
+    std::string key_, node_;
     std::uint32_t seq_ = 0;
 };
 
@@ -261,6 +296,46 @@ FlameProfile read_trace_profile(const std::string& path) {
         throw FlameInputError(why);
     }
     return collector.finish(base_name(path));
+}
+
+FlameProfile read_folder_profile(const std::string& root) {
+    Discovery found;
+    try {
+        found = discover_trace_files(root, {});
+    } catch (const std::runtime_error& e) {
+        throw FlameInputError(e.what());
+    }
+    std::vector<std::string> skipped;
+    for (const FileProblem& p : found.problems) skipped.push_back(p.path + ": " + p.reason);
+    Collector collector;
+    for (const TraceFile& f : found.files) {
+        collector.set_node(f.node_id);
+        const Collector::Mark before = collector.mark();
+        ReadOutcome outcome;
+        // A file read again (its time base came after its events) starts over, as one that is
+        // left out does: the flame graph holds each span once.
+        if (auto why = read_trace_file(f, collector, [&] { collector.rollback(before); }, outcome)) {
+            collector.rollback(before);
+            skipped.push_back(f.path + ": " + *why);
+        }
+    }
+    if (collector.spans() == 0) {
+        std::string why = root + ": no complete (X) or begin/end (B/E) events with times in its timelines";
+        for (const std::string& s : skipped) why += "; " + s;
+        throw FlameInputError(why);
+    }
+    // The folder's own name, also for "." or "jobs/run1/".
+    std::filesystem::path folder = std::filesystem::absolute(root).lexically_normal();
+    if (folder.filename().empty()) folder = folder.parent_path();
+    FlameProfile p = collector.finish(folder.filename().string());
+    p.skipped_inputs = std::move(skipped);
+    // The steps view: per step, each node's time, as `ringprof steps --by node` counts it.
+    try {
+        p.node_steps = analyze_steps(root).steps;
+    } catch (const MergeError& e) {
+        throw FlameInputError(root + ": " + e.what());
+    }
+    return p;
 }
 
 }  // namespace ringprof::detail

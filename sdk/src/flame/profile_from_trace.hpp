@@ -13,6 +13,12 @@ namespace ringprof::detail {
 // holds no event list at all (it may be a timers file).
 FlameProfile read_trace_profile(const std::string& path);
 
+// Reads every timeline `ringprof merge` reads under the folder `root` (the same discovery and
+// reader) into one profile, a lane per thread of every node, plus each node's time per step for
+// the steps view. Files that cannot be read are listed in skipped_inputs; throws FlameInputError
+// when nothing can be read.
+FlameProfile read_folder_profile(const std::string& root);
+
 // Sums per-thread trees into `merged` by path; a node reached from two or more threads is
 // marked parallel, as the live aggregator does.
 void merge_thread_trees(const std::vector<const TimerNode*>& threads, TimerNode& merged);

@@ -19,4 +19,9 @@ Described describe(std::vector<double> values);  // values not empty
 double median_of(std::vector<double> values);
 double median_absolute_deviation(const std::vector<double>& values, double median);
 
+// For each value, the median of all the others (as median_of would give it, to the bit), in the
+// values' order; empty for one value. One sort for all of them, not one per value: a step of a
+// job with hundreds of ranks asks this of every rank.
+std::vector<double> medians_of_others(const std::vector<double>& values);
+
 }  // namespace ringprof::detail

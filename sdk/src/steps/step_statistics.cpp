@@ -123,17 +123,22 @@ void find_stragglers(const JobSteps& job, StepAnalysis& a) {
         st.nodes = nodes.size();
         m::StepSpan whole = nodes.front().second;
         std::size_t slowest = 0;
+        std::vector<double> times;
         for (std::size_t i = 0; i < nodes.size(); ++i) {
             whole.widen(nodes[i].second.start, nodes[i].second.end);
-            if (span_us(nodes[i].second) > span_us(nodes[slowest].second)) slowest = i;
+            times.push_back(span_us(nodes[i].second));
+            if (times[i] > times[slowest]) slowest = i;
+        }
+        const std::vector<double> others = m::medians_of_others(times);
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+            StepNodeTime t{std::string(nodes[i].first), times[i], std::nullopt};
+            if (!others.empty()) t.median_of_others_us = others[i];
+            st.by_node.push_back(std::move(t));
         }
         st.duration_us = span_us(whole);
-        st.slowest_node = std::string(nodes[slowest].first);
-        st.slowest_us = span_us(nodes[slowest].second);
-        std::vector<double> others;
-        for (std::size_t i = 0; i < nodes.size(); ++i)
-            if (i != slowest) others.push_back(span_us(nodes[i].second));
-        if (!others.empty()) st.median_of_others_us = m::median_of(std::move(others));
+        st.slowest_node = st.by_node[slowest].node;
+        st.slowest_us = times[slowest];
+        st.median_of_others_us = st.by_node[slowest].median_of_others_us;
         durations.push_back(st.duration_us);
         a.steps.push_back(std::move(st));
     }

@@ -573,10 +573,117 @@ if (TL) {
   document.getElementById('tl-fit').addEventListener('click', function () { tlSet(0, TL.duration); });
 }
 
+// ---------------------------------------------------------------- the steps view
+// One row per node (host and process), one column per step, each cell coloured by the node's time
+// in the step; the step's straggler outlined, outlier steps marked on the axis. The numbers come
+// from the page's data as `ringprof steps --by node` computes them; nothing is derived here.
+var ST = DATA.steps;
+var stCanvas = document.getElementById('steps'), stCtx = stCanvas.getContext('2d');
+var stWrap = document.getElementById('st-wrap');
+var ST_GUTTER = 130, ST_AXIS = 20, ST_ROW = 18, ST_MARK = '#d1242f', ST_OUTLINE_MIN = 6, ST_BAR = 4;
+var stView = { cells: [], lo: 0, hi: 0, renderMs: 0 };
+if (ST) {
+  document.getElementById('steps-panel').style.display = 'flex';
+  stView.lo = Infinity; stView.hi = -Infinity;
+  ST.steps.forEach(function (s) {
+    s.us.forEach(function (u) { if (u !== null) { stView.lo = Math.min(stView.lo, u); stView.hi = Math.max(stView.hi, u); } });
+  });
+  var marked = ST.steps.filter(function (s) { return s.slowest >= 0; }).length;
+  var outliers = ST.steps.filter(function (s) { return s.outlier; }).length;
+  document.getElementById('st-note').textContent = plural(ST.nodes.length, 'node', 'nodes') + ', ' +
+    plural(ST.steps.length, 'step', 'steps') + '; ' + plural(marked, 'step has a straggler', 'steps have a straggler') +
+    ', ' + plural(outliers, 'outlier step', 'outlier steps') + '.';
+}
+
+// Light (shortest time of any node in any step) to dark (longest).
+function stColor(us) {
+  var f = stView.hi > stView.lo ? (us - stView.lo) / (stView.hi - stView.lo) : 0.5;
+  var a = [227, 236, 247], b = [29, 79, 145];
+  return 'rgb(' + a.map(function (v, i) { return Math.round(v + (b[i] - v) * f); }).join(',') + ')';
+}
+
+function drawSteps() {
+  if (!ST) return;
+  var t0 = performance.now(), dpr = window.devicePixelRatio || 1, W = stCanvas.clientWidth || 800;
+  var H = ST_AXIS + ST.nodes.length * ST_ROW + 2;
+  stCanvas.style.height = H + 'px';
+  stCanvas.width = Math.round(W * dpr); stCanvas.height = Math.round(H * dpr);
+  var c = stCtx, n = ST.steps.length, cw = (W - ST_GUTTER) / Math.max(1, n), cells = [];
+  c.setTransform(dpr, 0, 0, dpr, 0, 0);
+  c.clearRect(0, 0, W, H);
+  c.font = FONT; c.textBaseline = 'middle';
+  // Step numbers on the axis, as many as fit; outlier steps get an orange bar above their column.
+  var every = Math.max(1, Math.ceil(c.measureText('0000000').width / cw));
+  ST.steps.forEach(function (s, j) {
+    var x = ST_GUTTER + j * cw;
+    if (s.outlier) { c.fillStyle = '#e8590c'; c.fillRect(x, 0, Math.max(1, cw - 1), 4); }
+    if (j % every === 0) { c.fillStyle = '#656d76'; c.fillText(String(s.step), x + 2, ST_AXIS / 2 + 2); }
+  });
+  ST.nodes.forEach(function (node, i) {
+    var y = ST_AXIS + i * ST_ROW, label = node, room = Math.floor((ST_GUTTER - 10) / charW);
+    if (label.length > room) label = label.slice(0, room - 1) + '\u2026';
+    c.fillStyle = '#1f2328'; c.fillText(label, 4, y + ST_ROW / 2);
+    ST.steps.forEach(function (s, j) {
+      var x = ST_GUTTER + j * cw, w = Math.max(1, cw - (cw > 3 ? 1 : 0)), u = s.us[i];
+      c.fillStyle = u === null ? '#f4f4f4' : stColor(u);
+      c.fillRect(x, y, w, ST_ROW - 1);
+      cells.push({ node: i, step: j, x: x, y: y, w: w, h: ST_ROW - 1 });
+    });
+  });
+  // The stragglers last, so that no neighbour paints over their mark: an outline where a cell is
+  // wide enough to hold one; where columns are narrower (hundreds of steps), outlines would cover
+  // their neighbours, so a bar along the top of the cell marks it and its shade stays visible.
+  c.strokeStyle = ST_MARK; c.fillStyle = ST_MARK; c.lineWidth = 2;
+  var outline = cw >= ST_OUTLINE_MIN;
+  ST.steps.forEach(function (s, j) {
+    if (s.slowest < 0) return;
+    var x = ST_GUTTER + j * cw, y = ST_AXIS + s.slowest * ST_ROW;
+    if (outline) c.strokeRect(x + 1, y + 1, cw - 3, ST_ROW - 3);
+    else c.fillRect(x, y, Math.max(1, cw), ST_BAR);
+  });
+  stView.cells = cells;
+  stView.cw = cw;
+  stView.renderMs = performance.now() - t0;
+}
+
+function stCellAt(x, y) {
+  if (x < ST_GUTTER || y < ST_AXIS) return null;
+  var j = Math.floor((x - ST_GUTTER) / stView.cw), i = Math.floor((y - ST_AXIS) / ST_ROW);
+  if (j < 0 || j >= ST.steps.length || i < 0 || i >= ST.nodes.length) return null;
+  return { node: i, step: j };
+}
+
+function stTip(cell, ev) {
+  var s = ST.steps[cell.step], u = s.us[cell.node], m = s.others[cell.node];
+  var rows = [['Step', String(s.step)], ['Node', ST.nodes[cell.node]]];
+  if (u === null) rows.push(['Duration', 'no events in this step']);
+  else {
+    rows.push(['Duration', fmtTime(u * 1e-6)]);
+    if (m !== null) {
+      rows.push(['Median of the others', fmtTime(m * 1e-6)]);
+      rows.push(['Ratio', m > 0 ? (u / m).toFixed(2) + '\u00d7 the median of the others' : '\u2013']);
+    } else rows.push(['Ratio', 'the only node in this step']);
+  }
+  rows.push(['Step duration', fmtTime(s.duration * 1e-6)]);
+  var html = '<b>Step ' + esc(String(s.step)) + ' \u2013 ' + esc(ST.nodes[cell.node]) + '</b>' + tipTable(rows);
+  if (s.slowest === cell.node) html += '<div class="note">Straggler: the slowest node of this step</div>';
+  if (s.outlier) html += '<div class="note">Outlier step: longer than the median step + k\u00b7MAD</div>';
+  placeTip(html, ev);
+}
+
+if (ST) {
+  stCanvas.addEventListener('mousemove', function (ev) {
+    var p = localXY(stCanvas, ev), cell = stCellAt(p[0], p[1]);
+    if (!cell) { hideTip(); return; }
+    stTip(cell, ev);
+  });
+  stCanvas.addEventListener('mouseleave', hideTip);
+}
+
 var resizeQueued = 0;
 window.addEventListener('resize', function () {
   if (resizeQueued) return;
-  resizeQueued = requestAnimationFrame(function () { resizeQueued = 0; render(); drawTimeline(); });
+  resizeQueued = requestAnimationFrame(function () { resizeQueued = 0; render(); drawTimeline(); drawSteps(); });
 });
 
 // For tests and scripting: where each frame was drawn, in page (client) coordinates.
@@ -607,10 +714,26 @@ window.ringprofFlame = {
                         start: h.lane.s[h.i], dur: h.lane.d[h.i] };
              }) };
   },
+  // The steps view as drawn: each cell's node, step, time and place (page coordinates), and
+  // which cell of each step is outlined as its straggler (null: none, or no view).
+  steps: function () {
+    if (!ST) return null;
+    var r = stCanvas.getBoundingClientRect();
+    return { nodes: ST.nodes, steps: ST.steps.map(function (s) { return s.step; }), renderMs: stView.renderMs,
+             dpr: window.devicePixelRatio || 1, canvasX: r.left, canvasY: r.top, outlined: stView.cw >= ST_OUTLINE_MIN,
+             marked: ST.steps.map(function (s) { return s.slowest >= 0 ? ST.nodes[s.slowest] : null; }),
+             outliers: ST.steps.filter(function (s) { return s.outlier; }).map(function (s) { return s.step; }),
+             cells: stView.cells.map(function (cell) {
+               var s = ST.steps[cell.step];
+               return { node: ST.nodes[cell.node], step: s.step, us: s.us[cell.node], others: s.others[cell.node],
+                        x: r.left + cell.x, y: r.top + cell.y, w: cell.w, h: cell.h };
+             }) };
+  },
   setView: setView,
   search: function (t) { searchBox.value = t; state.term = t.trim().toLowerCase(); render(); drawTimeline(); }
 };
 widthNote();
 setView(0);
 drawTimeline();
+drawSteps();
 })();

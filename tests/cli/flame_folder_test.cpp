@@ -1,0 +1,143 @@
+// `ringprof flame FOLDER`: a folder of timelines (as ringprof merge reads it) drawn as one page,
+// with the steps view when the timelines have steps; a file that cannot be read is named and the
+// exit status says the page is partial.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "../flame/page_data.hpp"
+#include "../flame/straggler_folder.hpp"
+#include "temp_dir.hpp"
+
+#ifdef RINGPROF_TOOL
+
+namespace {
+
+namespace fs = std::filesystem;
+using flame_test::StragglerJob;
+using ringprof::testing::TempDir;
+
+struct FlameRun {
+    int code = -1;
+    std::string out, err;
+};
+
+// `ringprof flame ARGS` in `dir`, under `timeout` so that a hang fails instead of stalling CI.
+FlameRun flame(const fs::path& dir, const std::string& args) {
+    FlameRun r;
+    const std::string cmd = "cd '" + dir.string() + "' && timeout 60 " + std::string(RINGPROF_TOOL) + " flame " + args +
+                            " 2>'" + (dir / "stderr.txt").string() + "'";
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) return r;
+    char buf[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int status = pclose(p);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.err = ringprof::testing::read_text(dir / "stderr.txt");
+    return r;
+}
+
+std::size_t lines(const std::string& text) {
+    std::size_t n = 0;
+    for (char c : text) n += c == '\n';
+    return n;
+}
+
+TEST(FlameFolder, DrawsTheFolderWithTheStepsViewUnderTheFoldersName) {
+    TempDir dir;
+    const StragglerJob job;
+    flame_test::write_straggler_job(dir.path() / "job", job);
+    const FlameRun r = flame(dir.path(), "job/");  // a trailing slash still names the page after the folder
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, "ringprof flame: wrote job_flame.html\n");
+    const std::string data = flame_test::page_data(ringprof::testing::read_text(dir.path() / "job_flame.html"));
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(data).get(doc), simdjson::SUCCESS) << data;
+    EXPECT_EQ(std::string_view(doc["title"]), "job");
+    const simdjson::dom::element view = doc["steps"];
+    ASSERT_TRUE(view.is_object());
+    EXPECT_EQ(simdjson::dom::array(view["nodes"]).size(), job.nodes.size());
+    std::vector<int> marked;
+    for (simdjson::dom::element st : simdjson::dom::array(view["steps"])) marked.push_back(static_cast<int>(int64_t(st["slowest"])));
+    EXPECT_EQ(marked, job.straggler);
+    EXPECT_EQ(simdjson::dom::array(doc["timeline"]["lanes"]).size(), 6u);
+}
+
+TEST(FlameFolder, TheCurrentFolderIsNamedByItsOwnName) {
+    TempDir dir;
+    flame_test::write_straggler_job(dir.path() / "run1", StragglerJob());
+    const FlameRun r = flame(dir.path() / "run1", ".");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, "ringprof flame: wrote run1_flame.html\n");
+    const std::string data = flame_test::page_data(ringprof::testing::read_text(dir.path() / "run1" / "run1_flame.html"));
+    simdjson::dom::parser parser;
+    EXPECT_EQ(std::string_view(parser.parse(data)["title"]), "run1");
+}
+
+TEST(FlameFolder, AFolderWithoutStepsIsDrawnWithoutTheView) {
+    TempDir dir;
+    flame_test::write_straggler_job(dir.path() / "job", StragglerJob(), false);
+    const FlameRun r = flame(dir.path(), "job -o page.html");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string data = flame_test::page_data(ringprof::testing::read_text(dir.path() / "page.html"));
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(data).get(doc), simdjson::SUCCESS) << data;
+    EXPECT_TRUE(doc["steps"].is_null());
+    EXPECT_EQ(simdjson::dom::array(doc["timeline"]["lanes"]).size(), 6u);
+}
+
+TEST(FlameFolder, FoldedStacksOfAFolderHoldEveryNodesSpans) {
+    TempDir dir;
+    const StragglerJob job;
+    flame_test::write_straggler_job(dir.path() / "job", job);
+    const FlameRun r = flame(dir.path(), "job --format folded -o -");
+    ASSERT_EQ(r.code, 0) << r.err;
+    // Self time of the step events in whole microseconds: each node's step minus its forward half
+    // is on another thread (pid), so the step events' own time is all of theirs.
+    long long expected = 0;
+    for (const auto& node : job.us)
+        for (long long us : node) expected += us;
+    const std::string prefix = "root;Step:ModeKeys.TRAIN ";
+    const std::size_t at = r.out.find(prefix);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    EXPECT_EQ(std::stoll(r.out.substr(at + prefix.size())), expected) << r.out;
+}
+
+TEST(FlameFolder, AnUnreadableTimelineIsNamedAndThePageIsPartial) {
+    TempDir dir;
+    flame_test::write_straggler_job(dir.path() / "job", StragglerJob());
+    const fs::path bad = dir.path() / "job" / "framework" / "pevents" / "2020071317" /
+                         "1594662605070000_41-algo-4_pythontimeline.json";
+    steps_test::write_file(bad, "[{\"name\": \"x\", \"ph\": \"X\", \"ts\": 1, \"dur\": ");
+    const FlameRun r = flame(dir.path(), "job -o page.html");
+    EXPECT_EQ(r.code, 3) << r.err;
+    // Named as the folder was given on the command line.
+    EXPECT_NE(r.err.find("ringprof flame: skipped job/framework/pevents/2020071317/" + bad.filename().string() + ": "),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(lines(r.err), 2u) << "one line for the file, one for the page: " << r.err;
+    const std::string data = flame_test::page_data(ringprof::testing::read_text(dir.path() / "page.html"));
+    simdjson::dom::parser parser;
+    EXPECT_EQ(simdjson::dom::array(parser.parse(data)["steps"]["nodes"]).size(), 3u);
+}
+
+TEST(FlameFolder, AFolderWithoutTimelinesIsOneLineAndNoPage) {
+    TempDir dir;
+    fs::create_directories(dir.path() / "empty");
+    const FlameRun r = flame(dir.path(), "empty -o page.html");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("empty"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir.path() / "page.html"));
+}
+
+}  // namespace
+
+#endif  // RINGPROF_TOOL
