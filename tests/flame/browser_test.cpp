@@ -9,6 +9,8 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "cdp_browser.hpp"
@@ -245,6 +247,118 @@ TEST_F(FlameBrowser, RendersHoversZoomsAndSearches) {
     expect_no_page_errors();
 }
 
+// What the page should show, computed from the trees alone: per name the self time (what a
+// node's children leave of its total, never below zero) and calls summed over every node but
+// the root, and the base of the percentages, the sum of those self times.
+struct SelfTable {
+    std::map<std::string, std::pair<double, std::uint64_t>> rows;  // name -> (self, calls)
+    double base = 0;
+};
+
+void add_tree(SelfTable& t, const ringprof::TimerNode& root) {
+    flame_test::for_each_path(root, [&](const std::string&, const ringprof::TimerNode& n, const ringprof::TimerNode* parent) {
+        if (parent == nullptr) return;
+        double children = 0;
+        for (const auto& c : n.children) children += c.total;
+        const double self = std::max(0.0, n.total - children);
+        t.rows[n.name].first += self;
+        t.rows[n.name].second += n.count;
+        t.base += self;
+    });
+}
+
+// "1.50 s", "250 ms", "12.0 \u00b5s" back to seconds; "61.5%" to 61.5; "1,234" to 1234.
+double page_seconds(const std::string& text) {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    const std::string unit = text.substr(used + 1);
+    return v * (unit == "s" ? 1.0 : unit == "ms" ? 1e-3 : unit == "\xC2\xB5s" ? 1e-6 : 1e-9);
+}
+double page_percent(const std::string& text) { return std::stod(text); }
+std::uint64_t page_int(std::string text) {
+    text.erase(std::remove(text.begin(), text.end(), ','), text.end());
+    return std::stoull(text);
+}
+
+TEST_F(FlameBrowser, EveryNumberInTheTableAndTheTooltipsMatchesTheTrees) {
+    const ringprof::FlameProfile profile = training_profile();
+    open("numbers_flame.html", profile);
+    SelfTable threads;
+    for (const auto& t : profile.threads) add_tree(threads, t.tree);
+    SelfTable merged;
+    add_tree(merged, profile.merged);
+    // The merged and side-by-side views count each thread's own time when the threads hold at
+    // least what the merged tree does (a waiting parent keeps its time there).
+    ASSERT_GE(threads.base, merged.base) << "the profile must exercise the threads' base";
+    std::vector<SelfTable> expected{threads, threads};
+    for (const auto& t : profile.threads) {
+        expected.emplace_back();
+        add_tree(expected.back(), t.tree);
+    }
+    for (std::size_t v = 0; v < expected.size(); ++v) {
+        SCOPED_TRACE("view " + std::to_string(v));
+        set_select("view", std::to_string(v));
+        const std::string json = browser().evaluate(
+            "JSON.stringify([...document.querySelectorAll('#top-self tr')].map(tr => [...tr.children].map(td => td.textContent)))");
+        simdjson::dom::parser parser;
+        std::size_t shown = 0, positive = 0;
+        double previous = 1e300;
+        for (simdjson::dom::element row : parser.parse(json).get_array()) {
+            const std::string name(std::string_view(row.at(0)));
+            const auto it = expected[v].rows.find(name);
+            ASSERT_NE(it, expected[v].rows.end()) << name;
+            const double self = page_seconds(std::string(std::string_view(row.at(1))));
+            EXPECT_NEAR(self, it->second.first, it->second.first * 0.005) << name;
+            EXPECT_LE(self, previous) << "rows by self time, largest first";
+            previous = self;
+            EXPECT_NEAR(page_percent(std::string(std::string_view(row.at(2)))), 100.0 * it->second.first / expected[v].base,
+                        0.051)
+                << name;
+            EXPECT_EQ(page_int(std::string(std::string_view(row.at(3)))), it->second.second) << name;
+            ++shown;
+        }
+        for (const auto& [name, r] : expected[v].rows) positive += r.first > 0;
+        EXPECT_EQ(shown, std::min<std::size_t>(positive, 20)) << "every name with self time, up to 20";
+    }
+
+    // Tooltips of the merged view: totals, self, calls and both percentages, frame by frame.
+    set_select("view", "0");
+    std::map<std::string, std::pair<const ringprof::TimerNode*, const ringprof::TimerNode*>> nodes;
+    flame_test::for_each_path(profile.merged, [&](const std::string& path, const ringprof::TimerNode& n, const ringprof::TimerNode* parent) {
+        nodes[path] = {&n, parent};
+    });
+    std::size_t checked = 0;
+    for (const DrawnFrame& f : frames()) {
+        if (f.w < 3 || f.path == "root") continue;
+        SCOPED_TRACE(f.path);
+        const auto [n, parent] = nodes.at(f.path);
+        browser().hover(f.x + f.w / 2, f.y + f.h / 2);
+        const std::string json = browser().evaluate(
+            "new Promise(r => requestAnimationFrame(() => r(JSON.stringify([...document.querySelectorAll('#tip tr')]"
+            ".map(tr => [tr.children[0].textContent, tr.children[1].textContent])))))");
+        simdjson::dom::parser parser;
+        std::map<std::string, std::string> tip;
+        for (simdjson::dom::element row : parser.parse(json).get_array()) {
+            tip[std::string(std::string_view(row.at(0)))] = std::string(std::string_view(row.at(1)));
+        }
+        double children = 0;
+        for (const auto& c : n->children) children += c.total;
+        const double self = std::max(0.0, n->total - children);
+        EXPECT_NEAR(page_seconds(tip.at("Total")), n->total, n->total * 0.005);
+        EXPECT_NEAR(page_seconds(tip.at("Self")), self, self * 0.005 + 1e-12);
+        EXPECT_EQ(page_int(tip.at("Calls")), n->count);
+        EXPECT_NEAR(page_percent(tip.at("% of thread time")), 100.0 * n->total / threads.base, 0.051);
+        if (parent->name != "root" && n->total <= parent->total) {
+            EXPECT_NEAR(page_percent(tip.at("% of parent")), 100.0 * n->total / parent->total, 0.051);
+        } else {
+            EXPECT_EQ(tip.count("% of parent"), 0u);
+        }
+        ++checked;
+    }
+    EXPECT_GE(checked, 6u);
+    expect_no_page_errors();
+}
+
 // As in ML-Agents' files: a parent of a few milliseconds holding minutes of parallel worker time.
 TEST_F(FlameBrowser, SearchFindsWorkHiddenInsideATinyFrame) {
     ringprof::FlameProfile profile;
@@ -452,16 +566,36 @@ TEST_F(FlameBrowserDemo, TimelineShowsEveryThreadsLaneWithStepsAndZooms) {
     tl = settled(parser, "window.ringprofFlame.timeline()");
     EXPECT_DOUBLE_EQ(double(tl["t1"]) - double(tl["t0"]), duration);
 
-    // A click on a span wider than the view (here "training", around the whole run) zooms in by
-    // half around the click instead: the time under the mouse stays put.
+    // A click on a span wider than the view zooms in by half around the click instead: the time
+    // under the mouse stays put. "training" encloses every other span, but not the whole run: the
+    // timeline starts with the session, and on a loaded machine the time before "training" began
+    // can be a good part of it. So the view is first narrowed to half of "training", around its
+    // middle (the wheel keeps the time under the mouse), which leaves it wider than the view.
+    const auto hit_named = [&](simdjson::dom::element view, const std::string& name) {
+        for (simdjson::dom::element hit : view["hits"].get_array()) {
+            if (std::string_view(hit["name"]) == name) {
+                return Hit{name, double(hit["start"]), double(hit["dur"]), double(hit["x"]) + double(hit["w"]) / 2,
+                           double(hit["y"]) + double(hit["h"]) / 2};
+            }
+        }
+        return Hit{};
+    };
+    const Hit training = hit_named(tl, "training");
+    ASSERT_FALSE(training.name.empty()) << "\"training\" is not drawn over the whole run";
+    const double middle = training.start + training.dur / 2;
+    const double middle_x = double(tl["x"]) + (middle - double(tl["t0"])) / duration * double(tl["w"]);
+    browser().wheel(middle_x, training.y, std::log(0.5 * training.dur / duration) / 0.002);
+    tl = settled(parser, "window.ringprofFlame.timeline()");
+    const double view = double(tl["t1"]) - double(tl["t0"]);
+    ASSERT_GE(double(tl["t0"]), training.start) << "the view lies inside \"training\"";
+    ASSERT_LE(double(tl["t1"]), training.start + training.dur) << "the view lies inside \"training\"";
     const Hit enclosing = first_hit(tl, false);
     ASSERT_EQ(enclosing.name, "training");
-    const double under = double(tl["t0"]) + (enclosing.x - double(tl["x"])) / double(tl["w"]) * duration;
+    const double under = double(tl["t0"]) + (enclosing.x - double(tl["x"])) / double(tl["w"]) * view;
     browser().click(enclosing.x, enclosing.y);
     tl = settled(parser, "window.ringprofFlame.timeline()");
-    EXPECT_NEAR(double(tl["t1"]) - double(tl["t0"]), duration * 0.5, duration * 1e-6);
-    EXPECT_NEAR(double(tl["t0"]) + (enclosing.x - double(tl["x"])) / double(tl["w"]) * (duration * 0.5), under,
-                duration * 0.01);
+    EXPECT_NEAR(double(tl["t1"]) - double(tl["t0"]), view * 0.5, view * 1e-6);
+    EXPECT_NEAR(double(tl["t0"]) + (enclosing.x - double(tl["x"])) / double(tl["w"]) * (view * 0.5), under, view * 0.01);
     expect_no_page_errors();
 }
 

@@ -99,6 +99,71 @@ TEST(Svg, FramesHaveTheWidthsAndLevelsOfTheTree) {
     EXPECT_GT(frames.front().y, frames.back().y);
 }
 
+// "8.00 s", "250 ms", "1.50 \u00b5s" back to seconds.
+double seconds_of(const std::string& text) {
+    std::size_t used = 0;
+    const double v = std::stod(text, &used);
+    const std::string unit = text.substr(used + 1);
+    const double scale = unit == "s" ? 1.0 : unit == "ms" ? 1e-3 : unit == "\xC2\xB5s" ? 1e-6 : unit == "ns" ? 1e-9 : -1.0;
+    EXPECT_GT(scale, 0.0) << "unit of " << text;
+    return v * scale;
+}
+
+// The numbers of a frame's tooltip: "total T, self S, N calls[, P% of parent]".
+struct TitleNumbers {
+    double total = -1, self = -1, percent_of_parent = -1;
+    long calls = -1;
+};
+
+TitleNumbers title_numbers(const std::string& title) {
+    TitleNumbers t;
+    const std::size_t line = title.find('\n');
+    const std::size_t end = title.find('\n', line + 1);
+    std::string facts = title.substr(line + 1, end == std::string::npos ? std::string::npos : end - line - 1) + ", ";
+    std::vector<std::string> parts;
+    for (std::size_t at = 0, comma; (comma = facts.find(", ", at)) != std::string::npos; at = comma + 2) {
+        parts.push_back(facts.substr(at, comma - at));
+    }
+    for (const std::string& p : parts) {
+        if (p.rfind("total ", 0) == 0) t.total = seconds_of(p.substr(6));
+        else if (p.rfind("self ", 0) == 0) t.self = seconds_of(p.substr(5));
+        else if (p.find(" call") != std::string::npos) t.calls = std::stol(p);
+        else if (p.find("% of parent") != std::string::npos) t.percent_of_parent = std::stod(p);
+        else ADD_FAILURE() << "unknown part '" << p << "' in " << title;
+    }
+    return t;
+}
+
+TEST(Svg, EveryNumberInATooltipMatchesTheTree) {
+    // Reference values from the tree alone: self is what the children leave of the total (never
+    // below zero), the percentage is of the parent's total.
+    const ringprof::TimerNode tree = flame_test::training_tree();
+    const std::string svg = ringprof::render_svg(tree);
+    const std::vector<SvgFrame> frames = parse_frames(svg);
+    ASSERT_EQ(frames.size(), flame_test::node_count(tree));
+    std::size_t i = 0, with_percent = 0;
+    flame_test::for_each_path(tree, [&](const std::string& path, const ringprof::TimerNode& n, const ringprof::TimerNode* parent) {
+        const SvgFrame& f = frames.at(i++);
+        ASSERT_EQ(f.name, n.name) << path;
+        const TitleNumbers t = title_numbers(f.title);
+        double children = 0;
+        for (const auto& c : n.children) children += c.total;
+        const double self = std::max(0.0, n.total - children);
+        EXPECT_NEAR(t.total, n.total, n.total * 0.005) << path << ": " << f.title;
+        EXPECT_NEAR(t.self, self, self * 0.005) << path << ": " << f.title;
+        EXPECT_EQ(t.calls, static_cast<long>(n.count)) << path;
+        if (parent == nullptr) {
+            EXPECT_LT(t.percent_of_parent, 0.0) << "the root has no parent: " << f.title;
+        } else {
+            ++with_percent;
+            EXPECT_NEAR(t.percent_of_parent, 100.0 * n.total / parent->total, 0.05 + 1e-9) << path << ": " << f.title;
+        }
+    });
+    EXPECT_EQ(with_percent, frames.size() - 1);
+    // The legend states the root's total.
+    EXPECT_NE(svg.find("Width = total time (root 10.0 s)"), std::string::npos);
+}
+
 TEST(Svg, ParallelChildrenAreScaledIntoTheirParentAndSaySo) {
     const ringprof::TimerNode tree = flame_test::training_tree();
     const std::vector<SvgFrame> frames = parse_frames(ringprof::render_svg(tree));

@@ -227,3 +227,54 @@ def test_profile_errors_are_python_exceptions(tmp_path):
     """)
     assert run.result() == {"custom_timer": "ValueError", "sort": "ValueError", "sort_int": "ValueError",
                             "plot": "TypeError"}
+
+
+def test_each_signature_component_alone_makes_a_row_and_no_change_makes_one(tmp_path):
+    # One case per component of a Python signature: the base call, then a call that changes that
+    # component alone (or nothing); each case in a Profile of its own, read back from its table.
+    r = run_scenario(tmp_path, """
+        import json
+        import numpy as np
+        import ringprof
+
+        def f(a, b, c):
+            pass
+
+        def base():
+            return [np.zeros((2, 3), dtype=np.float32), 1, np.zeros(4, dtype=np.int8)]
+
+        def changed(position, value):
+            args = base()
+            args[position] = value
+            return args
+
+        cases = {
+            "nothing": base(),
+            "first argument: type": changed(0, [0.0]),
+            "first argument: dtype": changed(0, np.zeros((2, 3), dtype=np.float64)),
+            "first argument: first dimension": changed(0, np.zeros((5, 3), dtype=np.float32)),
+            "first argument: last dimension": changed(0, np.zeros((2, 5), dtype=np.float32)),
+            "first argument: rank": changed(0, np.zeros((2, 3, 1), dtype=np.float32)),
+            "middle argument: type": changed(1, 1.0),
+            "last argument: dtype": changed(2, np.zeros(4, dtype=np.uint8)),
+            "last argument: dimension": changed(2, np.zeros(6, dtype=np.int8)),
+            "last argument: rank": changed(2, np.zeros((4, 1), dtype=np.int8)),
+        }
+        tables = {}
+        for name, second in cases.items():
+            p = ringprof.Profile()
+            p.enable()
+            f(*base())
+            f(*second)
+            p.disable()
+            tables[name] = p.stats_table()
+        print(json.dumps(tables))
+    """).result()
+    wrong = {}
+    for case, table in r.items():
+        _, _, rows = parse_table(table)
+        f_rows = {label: ncalls for label, ncalls in rows.items() if label.startswith("scenario.py:6(f(")}
+        expected = ["2"] if case == "nothing" else ["1", "1"]
+        if sorted(f_rows.values()) != expected:
+            wrong[case] = table
+    assert not wrong, "\n".join("%s:\n%s" % item for item in wrong.items())
