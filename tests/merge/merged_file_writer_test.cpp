@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "merge/event_order.hpp"
 #include "merge/merged_file_writer.hpp"
 #include "temp_dir.hpp"
 
@@ -51,9 +52,9 @@ struct Merge {
                 e.head = text.back();
                 e.tail = kind == 2 ? "2.5, \"args\": {\"step_num\": \"3\"}}" : "7}";
                 const m::TrackFirst candidate{e.thread, e.thread % 3, e.start,
-                                              m::RecordStore::seq_of(static_cast<std::uint64_t>(kFiles - 1 - f), k)};
+                                              m::event_seq(static_cast<std::uint64_t>(kFiles - 1 - f), k)};
                 auto [it, fresh] = first.try_emplace(e.thread, candidate);
-                if (!fresh && m::earlier(candidate, it->second)) it->second = candidate;
+                if (!fresh && m::event_before(candidate.start, candidate.seq, it->second.start, it->second.seq)) it->second = candidate;
                 store.add(e);
             }
             store.commit_file();

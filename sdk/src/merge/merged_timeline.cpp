@@ -19,6 +19,7 @@
 #include "trace/byte_source.hpp"
 #include "json/json_text.hpp"
 #include "merge/decimal_text.hpp"
+#include "merge/event_order.hpp"
 #include "merge/record_store.hpp"
 #include "merge/merged_file_writer.hpp"
 #include "merge/file_readers.hpp"
@@ -332,10 +333,10 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
                 }
                 store.commit_file();
                 for (m::TrackFirst first : msg.first_events) {
-                    first.seq = m::RecordStore::seq_of(i, first.seq);
+                    first.seq = m::event_seq(i, first.seq);
                     if (first_of_thread.size() <= first.thread) first_of_thread.resize(first.thread + 1);
                     std::optional<m::TrackFirst>& known = first_of_thread[first.thread];
-                    if (!known || m::earlier(first, *known)) known = first;
+                    if (!known || m::event_before(first.start, first.seq, known->start, known->seq)) known = first;
                 }
                 if (msg.max_end && (!max_end || m::compare(*max_end, *msg.max_end) < 0)) max_end = msg.max_end;
                 result.events_dropped += msg.outcome.dropped;

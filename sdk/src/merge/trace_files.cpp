@@ -9,6 +9,7 @@
 
 #include <simdjson.h>
 
+#include "merge/event_order.hpp"
 #include "trace/byte_source.hpp"
 #include "trace/event_stream.hpp"
 
@@ -289,11 +290,7 @@ Discovery discover_trace_files(const std::string& root, const std::vector<std::s
         }
         d.files.push_back(std::move(f));
     }
-    std::sort(d.files.begin(), d.files.end(), [](const TraceFile& a, const TraceFile& b) {
-        if (a.kind != b.kind) return a.kind < b.kind;
-        if (a.timestamp != b.timestamp) return a.timestamp < b.timestamp;
-        return a.path < b.path;
-    });
+    std::sort(d.files.begin(), d.files.end(), reads_before);
     std::sort(d.problems.begin(), d.problems.end(), [](const FileProblem& a, const FileProblem& b) { return a.path < b.path; });
     drop_duplicate_runs(d);
     return d;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "json/json_text.hpp"
+#include "merge/event_order.hpp"
 
 namespace ringprof::detail {
 
@@ -22,15 +23,11 @@ constexpr std::size_t kRangeCount = sizeof kRanges / sizeof kRanges[0];
 
 }  // namespace
 
-bool earlier(const TrackFirst& a, const TrackFirst& b) {
-    const int c = compare(a.start, b.start);
-    return c != 0 ? c < 0 : a.seq < b.seq;
-}
-
 TrackNumbering::TrackNumbering(std::vector<TrackFirst> first, const std::vector<std::string>& phase_names,
                                const std::vector<std::string>& thread_labels)
     : tracks_(thread_labels.size()) {
-    std::sort(first.begin(), first.end(), earlier);
+    std::sort(first.begin(), first.end(),
+              [](const TrackFirst& a, const TrackFirst& b) { return event_before(a.start, a.seq, b.start, b.seq); });
     std::vector<std::int64_t> pid_of_phase(phase_names.size(), -1);
     std::int64_t next_in_range[kRangeCount];
     for (std::size_t r = 0; r < kRangeCount; ++r) next_in_range[r] = kRanges[r].first;
