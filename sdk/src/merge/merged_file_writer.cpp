@@ -9,6 +9,7 @@
 
 #include "merge/background_writer.hpp"
 #include "merge/decimal_text.hpp"
+#include "merge/merged_line.hpp"
 #include "merge/text_buffer.hpp"
 #include "trace/trace_number.hpp"
 
@@ -16,9 +17,6 @@ namespace ringprof::detail {
 
 namespace {
 
-constexpr char kStart[] = ",\n{\"name\": ";  // the first line of the file opens the array instead
-constexpr char kDur[] = ", \"dur\": ";
-constexpr std::size_t kLongestNumber = 32;  // an int64, or a float as repr prints it
 constexpr std::size_t kFlushBytes = 1 << 20;
 
 // Where a slice's full buffers go: written at once (file.write_at), or queued for a writing
@@ -35,59 +33,26 @@ public:
         out_.reserve(kFlushBytes + 4096);
     }
 
-    // The bytes add(e) writes, found from the record's sizes without formatting it: the slices
+    // The bytes add(e) writes, found by the same put_line without formatting it: the slices
     // after the first learn where they start from these.
     static std::size_t bytes_of(const StoredEvent& e, const TrackNumbering& tracks) {
-        const TrackNumbering::Track& t = tracks[e.thread];
-        const std::size_t announce = e.seq == t.first_seq ? t.announce.size() : 0;
-        std::size_t ts;
-        if (!e.start.is_float) {
-            ts = decimal_length(e.start.i);
-        } else {
-            std::string text;
-            append_number(text, e.start);
-            ts = text.size();
-        }
-        return announce + sizeof kStart - 1 + e.head.size() + t.middle.size() + ts + sizeof kDur - 1 + e.tail.size();
+        merged_line::LineSize size;
+        merged_line::put_line(size, line_of(e, tracks[e.thread]));
+        return size.bytes;
     }
 
     void add(const StoredEvent& e) {
         const TrackNumbering::Track& t = tracks_[e.thread];
-        const bool announces = e.seq == t.first_seq;
-        // The lines in one reservation, their pieces copied straight in: appending them one by
-        // one (a room check and a size update each, through two calls) was a fifth of writing a line.
-        const std::size_t n = (announces ? t.announce.size() : 0) + sizeof kStart - 1 + e.head.size() + t.middle.size() +
-                              kLongestNumber + sizeof kDur + e.tail.size();
-        char* const p = out_.room(n);
-        char* at = p;
-        if (announces) {
-            std::memcpy(at, t.announce.data(), t.announce.size());
-            at += t.announce.size();
-            metadata += t.announce_lines;
-        }
-        std::memcpy(at, kStart, sizeof kStart - 1);
-        at += sizeof kStart - 1;
+        const merged_line::Line line = line_of(e, t);
+        // The line in one reservation, its pieces copied straight in: appending them one by one
+        // (a room check and a size update each, through two calls) was a fifth of writing a line.
+        char* const p = out_.room(merged_line::room_for(line));
+        Copy copy{p, *this};
+        merged_line::put_line(copy, line);
+        if (!line.announce.empty()) metadata += t.announce_lines;
         if (opens_file_) *p = '[';  // every line starts with ",\n", the first with "[\n"
         opens_file_ = false;
-        std::memcpy(at, e.head.data(), e.head.size());
-        at += e.head.size();
-        std::memcpy(at, t.middle.data(), t.middle.size());
-        at += t.middle.size();
-        // ts from the stored start, and the dur key, rather than from the record: this costs the
-        // writing little and takes 25 bytes of fresh memory off every record.
-        if (!e.start.is_float) {
-            at += write_ts(at, e.start.i);
-        } else {
-            scratch_.clear();
-            append_number(scratch_, e.start);
-            std::memcpy(at, scratch_.data(), scratch_.size());
-            at += scratch_.size();
-        }
-        std::memcpy(at, kDur, sizeof kDur - 1);
-        at += sizeof kDur - 1;
-        std::memcpy(at, e.tail.data(), e.tail.size());
-        at += e.tail.size();
-        out_.advance(static_cast<std::size_t>(at - p));
+        out_.advance(static_cast<std::size_t>(copy.at - p));
         ++events;
         if (out_.size() >= kFlushBytes) flush();
     }
@@ -101,6 +66,32 @@ public:
     std::uint64_t events = 0, metadata = 0;
 
 private:
+    static merged_line::Line line_of(const StoredEvent& e, const TrackNumbering::Track& t) {
+        // Never a null pointer, even when empty: memcpy must not be given one.
+        const std::string_view announce(t.announce.data(), e.seq == t.first_seq ? t.announce.size() : 0);
+        return {announce, e.head, t.middle, e.start, e.tail};
+    }
+
+    // Writes put_line's pieces at `at`. ts from the stored start rather than from the record:
+    // this costs the writing little and takes 25 bytes of fresh memory off every record.
+    struct Copy {
+        char* at;
+        Slice& slice;
+        void text(std::string_view s) {
+            std::memcpy(at, s.data(), s.size());
+            at += s.size();
+        }
+        void ts(TraceNumber t) {
+            if (!t.is_float) {
+                at += slice.write_ts(at, t.i);
+            } else {
+                slice.scratch_.clear();
+                append_number(slice.scratch_, t);
+                text(slice.scratch_);
+            }
+        }
+    };
+
     void flush() {
         if (out_.size() == 0) return;
         const std::uint64_t at = offset_;

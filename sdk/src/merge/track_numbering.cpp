@@ -4,6 +4,7 @@
 
 #include "json/json_text.hpp"
 #include "merge/event_order.hpp"
+#include "merge/merged_line.hpp"
 
 namespace ringprof::detail {
 
@@ -48,13 +49,14 @@ TrackNumbering::TrackNumbering(std::vector<TrackFirst> first, const std::vector<
                           ", \"args\": {\"sort_index\": " + pid_text + "}}";
             t.announce_lines += 2;
         }
-        const std::string pid_text = std::to_string(pid), tid_text = std::to_string(next_tid++);
+        const std::int64_t tid = next_tid++;
+        const std::string pid_text = std::to_string(pid), tid_text = std::to_string(tid);
         t.announce += ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + pid_text + ", \"tid\": " + tid_text +
                       ", \"args\": {\"name\": ";
         append_json_string(t.announce, thread_labels[f.thread], NonAscii::escape);
         t.announce += "}}";
         ++t.announce_lines;
-        t.middle = ", \"pid\": " + pid_text + ", \"tid\": " + tid_text + ", \"ph\": \"X\", \"ts\": ";
+        t.middle = merged_line::middle(pid, tid);
     }
 }
 
