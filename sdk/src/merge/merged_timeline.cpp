@@ -230,131 +230,164 @@ private:
 
 const std::vector<std::string>& MergedTimeline::known_suffixes() { return m::known_suffixes(); }
 
-MergedTimeline::MergedTimeline(std::string path, std::vector<std::string> suffix_filter, std::string output_dir)
-    : path_(std::move(path)), suffixes_(std::move(suffix_filter)), output_dir_(std::move(output_dir)) {}
+MergedTimeline::MergedTimeline(std::string path, std::vector<std::string> suffix_filter, std::string output_dir) {
+    settings_.path = std::move(path);
+    settings_.suffixes = std::move(suffix_filter);
+    settings_.output_dir = std::move(output_dir);
+}
 
 namespace {
 
-struct Plan {
-    std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range;
+using m::TimeRange;
+using RangeRequest = std::optional<std::pair<std::int64_t, std::int64_t>>;
+
+// What the merge reads: the files found and selected for the range, and the inputs left out.
+struct Inputs {
+    m::Discovery found;
+    std::optional<TimeRange> range;                // nullopt: everything
+    std::vector<m::TraceFile> files;               // in reading order: a file's index is its rank
+    std::map<std::string, std::string> skipped;    // path -> reason, one message per input
 };
 
-MergeResult run_merge(const std::string& root, const std::vector<std::string>& suffixes, const std::string& out_dir_in,
-                      std::size_t budget, const std::string& temp_dir, const std::string& node_id_in,
-                      const std::optional<std::pair<std::int64_t, std::int64_t>>& request, MergeUnit unit,
-                      unsigned threads_in) {
-    MergeResult result;
-    const std::string out_dir = out_dir_in.empty() ? root : out_dir_in;
-    const std::string node_id = node_id_in.empty() ? default_node_id() : node_id_in;
-    const unsigned threads = threads_in ? threads_in : m::default_reader_threads();
+Inputs find_inputs(const m::MergeSettings& settings, const RangeRequest& request, MergeUnit unit) {
     m::check_range_request(request, unit);
-    m::Discovery found;
+    Inputs in;
     try {
-        found = m::discover_trace_files(root, suffixes);
+        in.found = m::discover_trace_files(settings.path, settings.suffixes);
     } catch (const std::runtime_error& e) {
         throw MergeError(e.what());
     }
-    std::map<std::string, std::string> skipped;  // path -> reason, one message per input
-    for (const auto& p : found.problems) skipped.emplace(p.path, p.reason);
+    for (const auto& p : in.found.problems) in.skipped.emplace(p.path, p.reason);
+    in.range = m::resolve_range(settings.path, request, unit, in.skipped);
+    in.files = in.range ? m::select_for_range(in.found.files, in.range->first, in.range->second) : in.found.files;
+    return in;
+}
 
-    Plan plan;
-    plan.range = m::resolve_range(root, request, unit, skipped);
+// What reading leaves besides the store's records.
+struct ReadSummary {
+    std::vector<m::TrackFirst> first_events;  // each track's earliest committed event, with the store's seq
+    std::optional<m::TraceNumber> max_end;    // over merged files
+};
 
-    const std::vector<m::TraceFile> files = plan.range ? m::select_for_range(found.files, plan.range->first, plan.range->second)
-                                                       : found.files;
+// Files are read (parsed, filtered, formatted) on worker threads; this thread stores each file
+// whole, those read to the end first (it used to wait behind the slowest file, then store what
+// had queued up while the other cores idled). Each event's seq carries its file's rank
+// (event_order.hpp), so the answer is the same whatever the thread count or the order files
+// finish in. Files that turn out bad are rolled back and added to in.skipped.
+ReadSummary read_into_store(Inputs& in, unsigned threads, m::EventBatch::Memory& batch_memory, m::RecordStore& store,
+                            Tables& tables, MergeResult& result) {
+    const std::vector<m::TraceFile>& files = in.files;
+    ReadSummary summary;
+    const std::vector<std::size_t> order = m::starting_order(files);
+    std::vector<std::vector<std::string>> notes_of(files.size());  // reported in reading order
+    const auto read_file = [&](std::size_t k, m::FileReaders::Outbox& out) {
+        BatchSink sink(in.range, out, batch_memory, tables, files[order[k]].node_id);
+        m::FileMessage done;
+        done.error = m::read_trace_file(files[order[k]], sink, [&] { sink.restart(); }, done.outcome);
+        if (!done.error) sink.flush();
+        done.max_end = sink.max_end;
+        done.first_events = std::move(sink.first_events);
+        return done;
+    };
+    std::vector<std::optional<m::TrackFirst>> first_of_thread;  // over committed files, by thread id
+    m::FileReaders readers(files.size(), threads, read_file);
+    for (std::size_t stored = 0; stored < files.size(); ++stored) {
+        const std::size_t i = order[readers.next_file()];
+        const m::TraceFile& f = files[i];
+        store.begin_file(i);
+        for (;;) {
+            m::FileMessage msg = readers.next();
+            if (msg.kind == m::FileMessage::Kind::restart) {
+                store.rollback_file();
+                store.begin_file(i);
+                continue;
+            }
+            if (msg.kind == m::FileMessage::Kind::batch) {
+                if (msg.batch.events.empty()) continue;
+                // The batch's text becomes the stored records: copying it into the store was the
+                // merging thread's largest cost after writing (a memcpy of every event and a page
+                // fault per fresh 4 KiB of the store's arena, all on the critical path).
+                const std::size_t bytes = msg.batch.text.capacity();
+                m::MemoryBlock block = msg.batch.text.release();
+                char* const text = block.get();
+                store.adopt(std::move(block), bytes);
+                for (const auto& ev : msg.batch.events) store.add_record(ev.start(), text + ev.offset);
+                continue;
+            }
+            if (msg.error) {
+                store.rollback_file();
+                in.skipped[f.path] = *msg.error;
+                break;
+            }
+            store.commit_file();
+            for (m::TrackFirst first : msg.first_events) {
+                first.seq = m::event_seq(i, first.seq);
+                if (first_of_thread.size() <= first.thread) first_of_thread.resize(first.thread + 1);
+                std::optional<m::TrackFirst>& known = first_of_thread[first.thread];
+                if (!known || m::event_before(first.start, first.seq, known->start, known->seq)) known = first;
+            }
+            if (msg.max_end && (!summary.max_end || m::compare(*summary.max_end, *msg.max_end) < 0)) {
+                summary.max_end = msg.max_end;
+            }
+            result.events_dropped += msg.outcome.dropped;
+            for (const auto& n : msg.outcome.notes) notes_of[i].push_back(f.path + ": " + n);
+            ++result.files_merged;
+            result.bytes_read += f.size;
+            break;
+        }
+    }
+    for (auto& notes : notes_of)
+        for (auto& n : notes) result.notes.push_back(std::move(n));
+    for (const auto& f : first_of_thread)
+        if (f) summary.first_events.push_back(*f);
+    return summary;
+}
+
+// <end_us>_<node>_merged_timeline.json, end_us being the range's end or the last event's end.
+std::string output_path(const std::string& out_dir, const std::string& node_id, const std::optional<TimeRange>& range,
+                        const std::optional<m::TraceNumber>& max_end) {
+    m::TraceNumber end = m::TraceNumber::integer(0);
+    if (range) end = range->second;
+    else if (max_end) end = *max_end;
+    const std::string name = std::to_string(m::round_half_even(end)) + "_" + node_id + "_merged_timeline.json";
+    return (std::filesystem::path(out_dir) / name).string();
+}
+
+void report_left_out(const Inputs& in, MergeResult& result) {
+    for (auto& [path, reason] : in.skipped) result.skipped.push_back({path, reason});
+    for (const auto& d : in.found.duplicates) result.notes.push_back(d.path + ": " + d.reason);
+}
+
+// Find, read into the store, number the tracks, write.
+MergeResult run_merge(const m::MergeSettings& settings, const RangeRequest& request, MergeUnit unit) {
+    const std::string out_dir = settings.output_dir.empty() ? settings.path : settings.output_dir;
+    const std::string node_id = settings.node_id.empty() ? default_node_id() : settings.node_id;
+    const unsigned threads = settings.reader_threads ? settings.reader_threads : m::default_reader_threads();
+    Inputs in = find_inputs(settings, request, unit);
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
     if (!std::filesystem::is_directory(out_dir, ec)) throw MergeError(out_dir + ": cannot create the output folder");
 
+    MergeResult result;
     m::EventBatch::Memory batch_memory;  // outlives the store, which keeps the batches' text
-    m::RecordStore store(budget, temp_dir.empty() ? std::filesystem::temp_directory_path().string() : temp_dir);
+    const std::string temp_dir =
+        settings.temp_dir.empty() ? std::filesystem::temp_directory_path().string() : settings.temp_dir;
+    m::RecordStore store(settings.memory_budget, temp_dir);
     std::uint64_t input_bytes = 0;
-    for (const auto& f : files) input_bytes += m::text_bytes(f);
+    for (const auto& f : in.files) input_bytes += m::text_bytes(f);
     store.reserve_index_for(input_bytes);
     Tables tables;
-    std::optional<m::TraceNumber> max_end;  // over merged files
     try {
-        // Files are read (parsed, filtered, formatted) on worker threads; this thread stores each
-        // file whole, those read to the end first (it used to wait behind the slowest file, then
-        // store what had queued up while the other cores idled). The store orders ties by file
-        // rank, so the answer is the same whatever the thread count or the order files finish in.
-        const std::vector<std::size_t> order = m::starting_order(files);
-        std::vector<std::vector<std::string>> notes_of(files.size());  // reported in reading order
-        const auto read_file = [&](std::size_t k, m::FileReaders::Outbox& out) {
-            BatchSink sink(plan.range, out, batch_memory, tables, files[order[k]].node_id);
-            m::FileMessage done;
-            done.error = m::read_trace_file(files[order[k]], sink, [&] { sink.restart(); }, done.outcome);
-            if (!done.error) sink.flush();
-            done.max_end = sink.max_end;
-            done.first_events = std::move(sink.first_events);
-            return done;
-        };
-        std::vector<std::optional<m::TrackFirst>> first_of_thread;  // over committed files, by thread id
         // Asleep while the readers work: they write the merged file's slices beside this thread.
         m::ReadyThreads slice_threads(threads - 1);
-        m::FileReaders readers(files.size(), threads, read_file);
-        for (std::size_t stored = 0; stored < files.size(); ++stored) {
-            const std::size_t i = order[readers.next_file()];
-            const m::TraceFile& f = files[i];
-            store.begin_file(i);
-            for (;;) {
-                m::FileMessage msg = readers.next();
-                if (msg.kind == m::FileMessage::Kind::restart) {
-                    store.rollback_file();
-                    store.begin_file(i);
-                    continue;
-                }
-                if (msg.kind == m::FileMessage::Kind::batch) {
-                    if (msg.batch.events.empty()) continue;
-                    // The batch's text becomes the stored records: copying it into the store was
-                    // the merging thread's largest cost after writing (a memcpy of every event and
-                    // a page fault per fresh 4 KiB of the store's arena, all on the critical path).
-                    const std::size_t bytes = msg.batch.text.capacity();
-                    m::MemoryBlock block = msg.batch.text.release();
-                    char* const text = block.get();
-                    store.adopt(std::move(block), bytes);
-                    for (const auto& ev : msg.batch.events) store.add_record(ev.start(), text + ev.offset);
-                    continue;
-                }
-                if (msg.error) {
-                    store.rollback_file();
-                    skipped[f.path] = *msg.error;
-                    break;
-                }
-                store.commit_file();
-                for (m::TrackFirst first : msg.first_events) {
-                    first.seq = m::event_seq(i, first.seq);
-                    if (first_of_thread.size() <= first.thread) first_of_thread.resize(first.thread + 1);
-                    std::optional<m::TrackFirst>& known = first_of_thread[first.thread];
-                    if (!known || m::event_before(first.start, first.seq, known->start, known->seq)) known = first;
-                }
-                if (msg.max_end && (!max_end || m::compare(*max_end, *msg.max_end) < 0)) max_end = msg.max_end;
-                result.events_dropped += msg.outcome.dropped;
-                for (const auto& n : msg.outcome.notes) notes_of[i].push_back(f.path + ": " + n);
-                ++result.files_merged;
-                result.bytes_read += f.size;
-                break;
-            }
-        }
-        for (auto& notes : notes_of)
-            for (auto& n : notes) result.notes.push_back(std::move(n));
-
+        ReadSummary read = read_into_store(in, threads, batch_memory, store, tables, result);
         // Every input was left out: no file stands for a merge that did not happen.
-        if (result.files_merged == 0 && !skipped.empty()) {
-            for (auto& [path, reason] : skipped) result.skipped.push_back({path, reason});
-            for (const auto& d : found.duplicates) result.notes.push_back(d.path + ": " + d.reason);
+        if (result.files_merged == 0 && !in.skipped.empty()) {
+            report_left_out(in, result);
             return result;
         }
-        m::TraceNumber end_for_name = m::TraceNumber::integer(0);
-        if (plan.range) end_for_name = plan.range->second;
-        else if (max_end) end_for_name = *max_end;
-        result.output_path = (std::filesystem::path(out_dir) /
-                              (std::to_string(m::round_half_even(end_for_name)) + "_" + node_id + "_merged_timeline.json"))
-                                 .string();
-        std::vector<m::TrackFirst> firsts;  // of the tracks with committed events
-        for (const auto& f : first_of_thread)
-            if (f) firsts.push_back(*f);
-        const m::TrackNumbering tracks(std::move(firsts), tables.phases(), tables.thread_labels());
+        result.output_path = output_path(out_dir, node_id, in.range, read.max_end);
+        const m::TrackNumbering tracks(std::move(read.first_events), tables.phases(), tables.thread_labels());
         m::MergedFileWriter writer(result.output_path, tracks);
         writer.write_sorted(store, slice_threads);
         writer.finish();
@@ -364,25 +397,20 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
         if (dynamic_cast<const MergeError*>(&e)) throw;
         throw MergeError(e.what());
     }
-    if (plan.range) {
-        result.start_us = m::round_half_even(plan.range->first);
-        result.end_us = m::round_half_even(plan.range->second);
+    if (in.range) {
+        result.start_us = m::round_half_even(in.range->first);
+        result.end_us = m::round_half_even(in.range->second);
     }
-    for (auto& [path, reason] : skipped) result.skipped.push_back({path, reason});
-    for (const auto& d : found.duplicates) result.notes.push_back(d.path + ": " + d.reason);
+    report_left_out(in, result);
     return result;
 }
 
 }  // namespace
 
 MergeResult MergedTimeline::merge_timeline(std::int64_t start, std::int64_t end, MergeUnit unit) {
-    return run_merge(path_, suffixes_, output_dir_, memory_budget_, temp_dir_, node_id_, std::make_pair(start, end), unit,
-                     reader_threads_);
+    return run_merge(settings_, std::make_pair(start, end), unit);
 }
 
-MergeResult MergedTimeline::merge_all() {
-    return run_merge(path_, suffixes_, output_dir_, memory_budget_, temp_dir_, node_id_, std::nullopt, MergeUnit::time,
-                     reader_threads_);
-}
+MergeResult MergedTimeline::merge_all() { return run_merge(settings_, std::nullopt, MergeUnit::time); }
 
 }  // namespace ringprof
