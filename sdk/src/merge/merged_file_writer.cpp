@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <exception>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -11,6 +14,7 @@
 #include "merge/decimal_text.hpp"
 #include "merge/merged_line.hpp"
 #include "merge/text_buffer.hpp"
+#include "process/quiet_thread.hpp"
 #include "trace/trace_number.hpp"
 
 namespace ringprof::detail {
@@ -127,6 +131,33 @@ private:
     std::size_t ts_high_size_ = 0;
 };
 
+// Runs task(0) .. task(n - 1): task(0) on the caller, each other on a thread started for it (a
+// part whose thread the system refuses runs on the caller); returns when all are done, rethrowing
+// the first exception of any.
+void run_parts(std::size_t n, const std::function<void(std::size_t)>& task) {
+    std::vector<std::exception_ptr> failures(n);
+    const auto part = [&](std::size_t k) {
+        try {
+            task(k);
+        } catch (...) {
+            failures[k] = std::current_exception();
+        }
+    };
+    std::vector<std::thread> threads;
+    std::vector<std::size_t> on_caller{0};
+    for (std::size_t k = 1; k < n; ++k) {
+        try {
+            threads.push_back(start_quiet_thread([&part, k] { part(k); }));
+        } catch (const std::system_error&) {
+            on_caller.push_back(k);
+        }
+    }
+    for (const std::size_t k : on_caller) part(k);
+    for (auto& t : threads) t.join();
+    for (const auto& f : failures)
+        if (f) std::rethrow_exception(f);
+}
+
 }  // namespace
 
 MergedFileWriter::MergedFileWriter(std::string final_path, const TrackNumbering& tracks)
@@ -139,7 +170,7 @@ MergedFileWriter::MergedFileWriter(std::string final_path, const TrackNumbering&
 // slice knowing where it starts, each formats and writes its own: both halves of the work on
 // every core. A store spilled to run files is read back in one pass: one thread formats, and a
 // writing thread of its own copies each megabyte into the page cache meanwhile.
-void MergedFileWriter::write_sorted(RecordStore& store, ReadyThreads& threads) {
+void MergedFileWriter::write_sorted(RecordStore& store, unsigned threads) {
     if (!store.sort_in_memory()) {  // spilled: one pass over the run files, written on a thread of its own
         BackgroundWriter writer(file_);
         const HandOver queue = [&](std::uint64_t offset, TextBuffer& full) { writer.hand_over(offset, full); };
@@ -156,13 +187,13 @@ void MergedFileWriter::write_sorted(RecordStore& store, ReadyThreads& threads) {
         full.clear();
     };
     const std::size_t n = store.size();
-    const std::size_t slices = std::max<std::size_t>(1, std::min(threads.size() + 1, n / kMinSliceEvents));
+    const std::size_t slices = std::max<std::size_t>(1, std::min<std::size_t>(threads, n / kMinSliceEvents));
     const auto bound = [&](std::size_t s) { return n / slices * s + std::min(s, n % slices); };
     // Measuring: [0, bound(slices - 1)) cut into one piece per thread, each piece's bytes
     // counted per slice it overlaps.
     const std::size_t measured = bound(slices - 1);
     std::vector<std::vector<std::uint64_t>> bytes_of_piece(slices, std::vector<std::uint64_t>(slices, 0));
-    threads.run(slices, [&](std::size_t k) {
+    run_parts(slices, [&](std::size_t k) {
         const std::size_t from = measured * k / slices, to = measured * (k + 1) / slices;
         for (std::size_t s = 0; s + 1 < slices; ++s) {
             const std::size_t a = std::max(from, bound(s)), b = std::min(to, bound(s + 1));
@@ -177,7 +208,7 @@ void MergedFileWriter::write_sorted(RecordStore& store, ReadyThreads& threads) {
         for (std::size_t k = 0; k < slices; ++k) offset[s] += bytes_of_piece[k][s - 1];
     }
     std::vector<std::uint64_t> ends(slices), events(slices), metadata(slices);
-    threads.run(slices, [&](std::size_t s) {
+    run_parts(slices, [&](std::size_t s) {
         Slice slice(write_now, tracks_, offset[s], s == 0);
         store.visit_sorted(bound(s), bound(s + 1), [&](const StoredEvent& e) { slice.add(e); });
         ends[s] = slice.finish();

@@ -24,7 +24,6 @@
 #include "merge/record_store.hpp"
 #include "merge/merged_file_writer.hpp"
 #include "merge/file_readers.hpp"
-#include "merge/ready_threads.hpp"
 #include "merge/trace_files.hpp"
 #include "merge/trace_selection.hpp"
 #include "trace/trace_reader.hpp"
@@ -378,8 +377,6 @@ MergeResult run_merge(const m::MergeSettings& settings, const RangeRequest& requ
     store.reserve_index_for(input_bytes);
     Tables tables;
     try {
-        // Asleep while the readers work: they write the merged file's slices beside this thread.
-        m::ReadyThreads slice_threads(threads - 1);
         ReadSummary read = read_into_store(in, threads, batch_memory, store, tables, result);
         // Every input was left out: no file stands for a merge that did not happen.
         if (result.files_merged == 0 && !in.skipped.empty()) {
@@ -389,7 +386,7 @@ MergeResult run_merge(const m::MergeSettings& settings, const RangeRequest& requ
         result.output_path = output_path(out_dir, node_id, in.range, read.max_end);
         const m::TrackNumbering tracks(std::move(read.first_events), tables.phases(), tables.thread_labels());
         m::MergedFileWriter writer(result.output_path, tracks);
-        writer.write_sorted(store, slice_threads);
+        writer.write_sorted(store, threads);
         writer.finish();
         result.events_written = writer.events();
         result.metadata_written = writer.metadata();
