@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "json/json_text.hpp"
+#include "json/smdebug_metadata.hpp"
 #include "merge/event_order.hpp"
 #include "merge/merged_line.hpp"
 
@@ -42,19 +42,11 @@ TrackNumbering::TrackNumbering(std::vector<TrackFirst> first, const std::vector<
             std::size_t r = 0;
             while (kRanges[r].substring && phase.find(kRanges[r].substring) == std::string::npos) ++r;
             pid = next_in_range[r]++;
-            const std::string pid_text = std::to_string(pid);
-            t.announce += ",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + pid_text + ", \"args\": {\"name\": ";
-            append_json_string(t.announce, phase, NonAscii::escape);
-            t.announce += "}},\n{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": " + pid_text +
-                          ", \"args\": {\"sort_index\": " + pid_text + "}}";
+            append_phase_metadata(t.announce, pid, phase, NonAscii::escape);
             t.announce_lines += 2;
         }
         const std::int64_t tid = next_tid++;
-        const std::string pid_text = std::to_string(pid), tid_text = std::to_string(tid);
-        t.announce += ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + pid_text + ", \"tid\": " + tid_text +
-                      ", \"args\": {\"name\": ";
-        append_json_string(t.announce, thread_labels[f.thread], NonAscii::escape);
-        t.announce += "}}";
+        append_thread_metadata(t.announce, pid, tid, thread_labels[f.thread], NonAscii::escape);
         ++t.announce_lines;
         t.middle = merged_line::middle(pid, tid);
     }
