@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "json/smdebug_metadata.hpp"
+#include "process/node_id.hpp"
 #include "process/safe_files.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/steps.hpp"
@@ -35,11 +36,7 @@ PythonTimelineBackend::~PythonTimelineBackend() {
 }
 
 std::string PythonTimelineBackend::node_id(std::int64_t pid, const std::string& host) {
-    std::string id = std::to_string(pid) + "-" + host;
-    for (char& c : id) {
-        if (c == '_') c = '-';
-    }
-    return id;
+    return detail::node_id(static_cast<long long>(pid), host);
 }
 
 void PythonTimelineBackend::on_start(const RunInfo& run) {

@@ -14,8 +14,6 @@
 #include <tuple>
 #include <unordered_map>
 
-#include <unistd.h>
-
 #include "trace/byte_source.hpp"
 #include "json/json_text.hpp"
 #include "merge/decimal_text.hpp"
@@ -26,6 +24,7 @@
 #include "merge/file_readers.hpp"
 #include "merge/trace_files.hpp"
 #include "merge/trace_selection.hpp"
+#include "process/node_id.hpp"
 #include "trace/trace_reader.hpp"
 
 namespace ringprof {
@@ -33,14 +32,6 @@ namespace ringprof {
 namespace m = detail;
 
 namespace {
-
-std::string default_node_id() {
-    char host[256] = {};
-    if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-    std::string id = std::to_string(::getpid()) + "-" + host;
-    std::replace(id.begin(), id.end(), '_', '-');
-    return id;
-}
 
 // Interned phase names and thread tracks; a track is one thread of one node within one phase.
 // The merge's phases and thread tracks, numbered in order of registration (the numbers stay inside
@@ -360,7 +351,7 @@ void report_left_out(const Inputs& in, MergeResult& result) {
 // Find, read into the store, number the tracks, write.
 MergeResult run_merge(const m::MergeSettings& settings, const RangeRequest& request, MergeUnit unit) {
     const std::string out_dir = settings.output_dir.empty() ? settings.path : settings.output_dir;
-    const std::string node_id = settings.node_id.empty() ? default_node_id() : settings.node_id;
+    const std::string node_id = settings.node_id.empty() ? m::this_node_id() : settings.node_id;
     const unsigned threads = settings.reader_threads ? settings.reader_threads : m::default_reader_threads();
     Inputs in = find_inputs(settings, request, unit);
     std::error_code ec;

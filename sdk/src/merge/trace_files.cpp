@@ -10,6 +10,7 @@
 #include <simdjson.h>
 
 #include "merge/event_order.hpp"
+#include "process/node_id.hpp"
 #include "trace/byte_source.hpp"
 #include "trace/event_stream.hpp"
 
@@ -208,9 +209,7 @@ std::string ringprof_trace_node(const std::string& path) {
             if (name == "process_labels" && labels.rfind("host ", 0) == 0) host = labels.substr(5, labels.find(',') - 5);
         }
         if (pid.empty() || host.empty()) return "";
-        std::string id = pid + "-" + host;
-        std::replace(id.begin(), id.end(), '_', '-');
-        return display_node_id(id);
+        return display_node_id(node_id(pid, host));
     } catch (const std::exception&) {
         return "";  // unreadable: the merge itself reports it
     }
