@@ -109,42 +109,47 @@ void ChromeTraceBackend::on_thread_name(std::uint32_t tid, const std::string& na
     buf_ += "}},\n";
 }
 
+void ChromeTraceBackend::append_span(std::string& buf, const Span& s, std::int64_t pid, std::uint64_t start_epoch_ns,
+                                     std::string_view quoted_name, bool marks_step) {
+    const auto append_ts = [&](std::uint64_t epoch_ns) { append_us(buf, static_cast<std::int64_t>(epoch_ns - start_epoch_ns)); };
+    buf += marks_step ? "{\"ph\":\"X\",\"cat\":\"step\",\"pid\":" : "{\"ph\":\"X\",\"pid\":";
+    append_int(buf, pid);
+    buf += ",\"tid\":";
+    append_int(buf, s.tid);
+    buf += ",\"ts\":";
+    append_ts(s.begin_ns);
+    buf += ",\"dur\":";
+    append_us(buf, static_cast<std::int64_t>(s.end_ns - s.begin_ns));
+    buf += ",\"name\":";
+    buf += quoted_name;
+    if (marks_step) {
+        // The step also as an instant across the process: a line through every thread.
+        buf += ",\"args\":{\"step_num\":\"";
+        append_int(buf, s.step);
+        buf += "\"}},\n{\"ph\":\"i\",\"s\":\"p\",\"pid\":";
+        append_int(buf, pid);
+        buf += ",\"tid\":";
+        append_int(buf, s.tid);
+        buf += ",\"ts\":";
+        append_ts(s.begin_ns);
+        buf += ",\"name\":";
+        buf += quoted_name;
+        buf += ",\"args\":{\"step_num\":\"";
+        append_int(buf, s.step);
+        buf += "\"}},\n";
+    } else if (s.step >= 0) {
+        buf += ",\"args\":{\"step\":";
+        append_int(buf, s.step);
+        buf += "}},\n";
+    } else {
+        buf += "},\n";
+    }
+}
+
 void ChromeTraceBackend::on_spans(const SpanBatch& batch) {
     if (!file_.is_open()) return;
     for (const Span& s : batch.spans) {
-        const int mode = step_mode_of(s.site);
-        buf_ += mode >= 0 ? "{\"ph\":\"X\",\"cat\":\"step\",\"pid\":" : "{\"ph\":\"X\",\"pid\":";
-        append_int(buf_, run_.pid);
-        buf_ += ",\"tid\":";
-        append_int(buf_, s.tid);
-        buf_ += ",\"ts\":";
-        append_ts(s.begin_ns);
-        buf_ += ",\"dur\":";
-        append_us(buf_, static_cast<std::int64_t>(s.end_ns - s.begin_ns));
-        buf_ += ",\"name\":";
-        buf_ += names_.quoted(s.name);
-        if (mode >= 0) {
-            // The step also as an instant across the process: a line through every thread.
-            buf_ += ",\"args\":{\"step_num\":\"";
-            append_int(buf_, s.step);
-            buf_ += "\"}},\n{\"ph\":\"i\",\"s\":\"p\",\"pid\":";
-            append_int(buf_, run_.pid);
-            buf_ += ",\"tid\":";
-            append_int(buf_, s.tid);
-            buf_ += ",\"ts\":";
-            append_ts(s.begin_ns);
-            buf_ += ",\"name\":";
-            buf_ += names_.quoted(s.name);
-            buf_ += ",\"args\":{\"step_num\":\"";
-            append_int(buf_, s.step);
-            buf_ += "\"}},\n";
-        } else if (s.step >= 0) {
-            buf_ += ",\"args\":{\"step\":";
-            append_int(buf_, s.step);
-            buf_ += "}},\n";
-        } else {
-            buf_ += "},\n";
-        }
+        append_span(buf_, s, run_.pid, run_.start_epoch_ns, names_.quoted(s.name), step_mode_of(s.site) >= 0);
         if (buf_.size() >= kChunk) compress(Z_NO_FLUSH);
     }
     compress(Z_NO_FLUSH);

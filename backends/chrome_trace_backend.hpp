@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "ringprof/output_files.hpp"
@@ -44,6 +45,11 @@ public:
     void on_close() override;
 
     const std::string& path() const { return path_; }
+
+    // A span's line (and, for a span that marks a step, the step's instant line after it), as
+    // on_spans writes it: ts from the run's start, the name already a JSON string.
+    static void append_span(std::string& buf, const Span& s, std::int64_t pid, std::uint64_t start_epoch_ns,
+                            std::string_view quoted_name, bool marks_step);
 
 private:
     void open_stream();

@@ -2,6 +2,8 @@
 
 #include <ctime>
 
+#include "json/smdebug_metadata.hpp"
+#include "process/node_id.hpp"
 #include "process/safe_files.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/steps.hpp"
@@ -34,11 +36,7 @@ PythonTimelineBackend::~PythonTimelineBackend() {
 }
 
 std::string PythonTimelineBackend::node_id(std::int64_t pid, const std::string& host) {
-    std::string id = std::to_string(pid) + "-" + host;
-    for (char& c : id) {
-        if (c == '_') c = '-';
-    }
-    return id;
+    return detail::node_id(static_cast<long long>(pid), host);
 }
 
 void PythonTimelineBackend::on_start(const RunInfo& run) {
@@ -67,26 +65,12 @@ void PythonTimelineBackend::declare(int pid, std::uint32_t tid) {
         for (const auto& [name, id] : phases_) {
             if (id == pid) phase = name;
         }
-        buf_ += ",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": ";
-        append_int(buf_, pid);
-        buf_ += ", \"args\": {\"name\": ";
-        append_json_string(buf_, phase);
-        buf_ += "}},\n{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": ";
-        append_int(buf_, pid);
-        buf_ += ", \"args\": {\"sort_index\": ";
-        append_int(buf_, pid);
-        buf_ += "}}";
+        detail::append_phase_metadata(buf_, pid, phase, detail::NonAscii::keep);
     }
     if (declared_threads_.insert({pid, tid}).second) {
         auto it = thread_names_.find(tid);
         const std::string name = it != thread_names_.end() ? it->second : "thread " + std::to_string(tid);
-        buf_ += ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": ";
-        append_int(buf_, pid);
-        buf_ += ", \"tid\": ";
-        append_int(buf_, tid);
-        buf_ += ", \"args\": {\"name\": ";
-        append_json_string(buf_, name);
-        buf_ += "}}";
+        detail::append_thread_metadata(buf_, pid, tid, name, detail::NonAscii::keep);
     }
 }
 
@@ -103,9 +87,8 @@ void PythonTimelineBackend::open_file(std::uint64_t now_ns) {
     declared_phases_.clear();
     declared_threads_.clear();
     // The time base comes first in every file: smdebug reads each file's events against it.
-    buf_ += "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"start_time_since_epoch_in_micros\": ";
-    append_int(buf_, base_us_);
-    buf_ += "}},\n{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"sort_index\": 0}}";
+    buf_ += "[\n";
+    detail::append_time_base(buf_, base_us_);
 }
 
 void PythonTimelineBackend::write_out() {

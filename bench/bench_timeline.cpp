@@ -4,7 +4,7 @@
 //  - spans/s through the drainer-side sink and the queue to a backend that does nothing;
 //  - a demo-like run (a stepping thread plus workers in a hot loop) with recording off, with the
 //    timers only, and with every built-in backend: compare the times as ratios;
-//  - the trace's span line written as the backend does (std::to_chars) and with fmt, to decide
+//  - the trace's span line written by the backend (std::to_chars) and with fmt, to decide
 //    where fmt can write timeline text.
 #include <benchmark/benchmark.h>
 #include <fmt/compile.h>
@@ -202,27 +202,24 @@ std::vector<SpanText> span_texts() {
 }
 const std::string kQuotedName = "\"env_step\"";
 
-// As chrome_trace_backend.cpp writes it.
+// The trace backend's own span line (ChromeTraceBackend::append_span), for spans in a step that
+// do not mark it: the line the fmt forms below write.
 void BM_SpanLineToChars(benchmark::State& state) {
-    using namespace ringprof::backends;
-    const auto spans = span_texts();
+    constexpr std::uint64_t kRunStart = 1000000000;
+    std::vector<ringprof::Span> spans;
+    for (const SpanText& t : span_texts()) {
+        ringprof::Span s;
+        s.tid = static_cast<std::uint32_t>(t.tid);
+        s.begin_ns = kRunStart + static_cast<std::uint64_t>(t.ts_ns);
+        s.end_ns = s.begin_ns + static_cast<std::uint64_t>(t.dur_ns);
+        s.step = t.step;
+        spans.push_back(s);
+    }
     std::string buf;
     for (auto _ : state) {
         buf.clear();
-        for (const SpanText& s : spans) {
-            buf += "{\"ph\":\"X\",\"pid\":";
-            append_int(buf, 4242);
-            buf += ",\"tid\":";
-            append_int(buf, s.tid);
-            buf += ",\"ts\":";
-            append_us(buf, s.ts_ns);
-            buf += ",\"dur\":";
-            append_us(buf, s.dur_ns);
-            buf += ",\"name\":";
-            buf += kQuotedName;
-            buf += ",\"args\":{\"step\":";
-            append_int(buf, s.step);
-            buf += "}},\n";
+        for (const ringprof::Span& s : spans) {
+            ringprof::backends::ChromeTraceBackend::append_span(buf, s, 4242, kRunStart, kQuotedName, false);
         }
         benchmark::DoNotOptimize(buf.data());
     }

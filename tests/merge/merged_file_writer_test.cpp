@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "merge/event_order.hpp"
 #include "merge/merged_file_writer.hpp"
+#include "process/quiet_thread.hpp"
 #include "temp_dir.hpp"
 
 namespace {
@@ -51,9 +53,9 @@ struct Merge {
                 e.head = text.back();
                 e.tail = kind == 2 ? "2.5, \"args\": {\"step_num\": \"3\"}}" : "7}";
                 const m::TrackFirst candidate{e.thread, e.thread % 3, e.start,
-                                              m::RecordStore::seq_of(static_cast<std::uint64_t>(kFiles - 1 - f), k)};
+                                              m::event_seq(static_cast<std::uint64_t>(kFiles - 1 - f), k)};
                 auto [it, fresh] = first.try_emplace(e.thread, candidate);
-                if (!fresh && m::earlier(candidate, it->second)) it->second = candidate;
+                if (!fresh && m::event_before(candidate.start, candidate.seq, it->second.start, it->second.seq)) it->second = candidate;
                 store.add(e);
             }
             store.commit_file();
@@ -66,8 +68,7 @@ struct Merge {
 
     std::string write(const std::string& path, unsigned threads) {
         m::MergedFileWriter writer(path, tracks);
-        m::ReadyThreads helpers(threads - 1);
-        writer.write_sorted(store, helpers);
+        writer.write_sorted(store, threads);
         writer.finish();
         EXPECT_EQ(writer.events(), events) << threads << " threads";
         std::ifstream in(path, std::ios::binary);
@@ -94,6 +95,16 @@ TEST(MergedFileWriter, EverySliceCountWritesTheSameFile) {
     for (unsigned threads : {2u, 3u, 5u, 16u}) {
         EXPECT_TRUE(merge.write(tmp.str() + "/many.json", threads) == one) << threads << " slices wrote a different file";
     }
+}
+
+TEST(MergedFileWriter, SlicesWhoseThreadsTheSystemRefusesAreWrittenByTheCaller) {
+    ringprof::testing::TempDir tmp;
+    Merge merge(std::size_t{1} << 30, tmp.str(), kPerFile);
+    const std::string one = merge.write(tmp.str() + "/one.json", 1);
+    m::fail_thread_starts_for_testing(5);  // both passes of a 4-slice write lose threads
+    const std::string refused = merge.write(tmp.str() + "/refused.json", 4);
+    m::fail_thread_starts_for_testing(0);
+    EXPECT_TRUE(refused == one) << "a write that lost threads wrote a different file";
 }
 
 TEST(MergedFileWriter, ASpilledStoreWritesTheSameFileAsOneInMemory) {
@@ -154,8 +165,7 @@ TEST(MergedFileWriter, NothingStoredIsAnEmptyArray) {
     const m::TrackNumbering none;
     {
         m::MergedFileWriter writer(tmp.str() + "/empty.json", none);
-        m::ReadyThreads helpers(3);
-        writer.write_sorted(store, helpers);
+        writer.write_sorted(store, 4);
         writer.finish();
     }
     std::ifstream in(tmp.str() + "/empty.json");

@@ -52,6 +52,19 @@ struct MergeResult {
     bool complete() const noexcept { return skipped.empty() && events_dropped == 0; }
 };
 
+namespace detail {
+// A merge's settings besides the range: MergedTimeline's constructor arguments and setters.
+struct MergeSettings {
+    std::string path;
+    std::vector<std::string> suffixes;
+    std::string output_dir;
+    std::size_t memory_budget = std::size_t{256} << 20;
+    std::string temp_dir;
+    std::string node_id;
+    unsigned reader_threads = 0;
+};
+}  // namespace detail
+
 class MergedTimeline {
 public:
     // `path` holds framework/; an empty suffix filter means every known kind; the output goes to
@@ -67,25 +80,19 @@ public:
     MergeResult merge_all();
 
     // Memory for buffered events before they spill to temporary files (default 256 MiB).
-    void set_memory_budget(std::size_t bytes) { memory_budget_ = bytes; }
+    void set_memory_budget(std::size_t bytes) { settings_.memory_budget = bytes; }
     // Folder for spill files (default: the system's temporary folder).
-    void set_temp_dir(std::string dir) { temp_dir_ = std::move(dir); }
+    void set_temp_dir(std::string dir) { settings_.temp_dir = std::move(dir); }
     // The <node> of the output name <end_us>_<node>_merged_timeline.json (default: "<pid>-<host>").
-    void set_node_id(std::string node) { node_id_ = std::move(node); }
+    void set_node_id(std::string node) { settings_.node_id = std::move(node); }
     // Threads that read input files (default 0: one per core, at most 8). The output is the same
     // for every count.
-    void set_reader_threads(unsigned n) { reader_threads_ = n; }
+    void set_reader_threads(unsigned n) { settings_.reader_threads = n; }
 
     static const std::vector<std::string>& known_suffixes();
 
 private:
-    std::string path_;
-    std::vector<std::string> suffixes_;
-    std::string output_dir_;
-    std::size_t memory_budget_ = std::size_t{256} << 20;
-    std::string temp_dir_;
-    std::string node_id_;
-    unsigned reader_threads_ = 0;
+    detail::MergeSettings settings_;
 };
 
 }  // namespace ringprof

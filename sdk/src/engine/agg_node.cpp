@@ -1,6 +1,7 @@
 #include "engine/agg_node.hpp"
 
 #include "timers/children_by_name.hpp"
+#include "timers/parallel_rule.hpp"
 
 namespace ringprof::detail {
 
@@ -18,7 +19,7 @@ void AggNode::charge(double seconds, std::uint64_t calls, std::uint64_t contribu
 void AggNode::merge(const TimerNode& other, bool parallel_flag) {
     total += other.total;
     count += other.count;
-    parallel = parallel || parallel_flag || other.is_parallel;
+    parallel = parallel_after_merge(parallel, other.is_parallel, parallel_flag);
     for (const TimerNode& c : other.children) child(c.name).merge(c, parallel_flag);
 }
 
@@ -26,7 +27,7 @@ void AggNode::absorb(const AggNode& other) {
     total += other.total;
     count += other.count;
     threads += other.threads;
-    parallel = parallel || other.parallel;
+    parallel = parallel_after_merge(parallel, other.parallel, false);
     for (const AggNode& c : other.children) child(c.name).absorb(c);
 }
 
@@ -52,7 +53,7 @@ TimerNode AggNode::to_timer_node(std::uint64_t* folded, std::size_t level) const
     n.name = name;
     n.total = total;
     n.count = count;
-    n.is_parallel = parallel || threads >= 2;
+    n.is_parallel = parallel_with_threads(parallel, threads);
     if (level == kMaxTreeDepth) {
         if (folded != nullptr) *folded += descendants(*this);
         return n;

@@ -2,6 +2,7 @@
 
 #include "flame/profile_from_trace.hpp"
 #include "timers/children_by_name.hpp"
+#include "timers/parallel_rule.hpp"
 
 namespace ringprof::detail {
 
@@ -15,12 +16,14 @@ void add(TimerNode& dst, const TimerNode& src, std::string& path, std::size_t th
         TimerNode& d = children.child(c.name);
         d.total += c.total;
         d.count += c.count;
-        d.is_parallel = d.is_parallel || c.is_parallel;
         const std::size_t mark = path.size();
         path += '\x1f';
         path += c.name;
+        // Threads are merged one after another: a node one thread fed is fed by a second when
+        // its path was first seen on another thread.
         const auto [it, inserted] = first_thread.emplace(path, thread);
-        if (!inserted && it->second != thread) d.is_parallel = true;
+        const std::uint32_t threads = inserted || it->second == thread ? 1 : kParallelThreads;
+        d.is_parallel = parallel_with_threads(parallel_after_merge(d.is_parallel, c.is_parallel, false), threads);
         add(d, c, path, thread, first_thread);
         path.resize(mark);
     }

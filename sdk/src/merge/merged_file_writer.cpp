@@ -3,22 +3,24 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <exception>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "merge/background_writer.hpp"
 #include "merge/decimal_text.hpp"
+#include "merge/merged_line.hpp"
 #include "merge/text_buffer.hpp"
+#include "process/quiet_thread.hpp"
 #include "trace/trace_number.hpp"
 
 namespace ringprof::detail {
 
 namespace {
 
-constexpr char kStart[] = ",\n{\"name\": ";  // the first line of the file opens the array instead
-constexpr char kDur[] = ", \"dur\": ";
-constexpr std::size_t kLongestNumber = 32;  // an int64, or a float as repr prints it
 constexpr std::size_t kFlushBytes = 1 << 20;
 
 // Where a slice's full buffers go: written at once (file.write_at), or queued for a writing
@@ -35,59 +37,26 @@ public:
         out_.reserve(kFlushBytes + 4096);
     }
 
-    // The bytes add(e) writes, found from the record's sizes without formatting it: the slices
+    // The bytes add(e) writes, found by the same put_line without formatting it: the slices
     // after the first learn where they start from these.
     static std::size_t bytes_of(const StoredEvent& e, const TrackNumbering& tracks) {
-        const TrackNumbering::Track& t = tracks[e.thread];
-        const std::size_t announce = e.seq == t.first_seq ? t.announce.size() : 0;
-        std::size_t ts;
-        if (!e.start.is_float) {
-            ts = decimal_length(e.start.i);
-        } else {
-            std::string text;
-            append_number(text, e.start);
-            ts = text.size();
-        }
-        return announce + sizeof kStart - 1 + e.head.size() + t.middle.size() + ts + sizeof kDur - 1 + e.tail.size();
+        merged_line::LineSize size;
+        merged_line::put_line(size, line_of(e, tracks[e.thread]));
+        return size.bytes;
     }
 
     void add(const StoredEvent& e) {
         const TrackNumbering::Track& t = tracks_[e.thread];
-        const bool announces = e.seq == t.first_seq;
-        // The lines in one reservation, their pieces copied straight in: appending them one by
-        // one (a room check and a size update each, through two calls) was a fifth of writing a line.
-        const std::size_t n = (announces ? t.announce.size() : 0) + sizeof kStart - 1 + e.head.size() + t.middle.size() +
-                              kLongestNumber + sizeof kDur + e.tail.size();
-        char* const p = out_.room(n);
-        char* at = p;
-        if (announces) {
-            std::memcpy(at, t.announce.data(), t.announce.size());
-            at += t.announce.size();
-            metadata += t.announce_lines;
-        }
-        std::memcpy(at, kStart, sizeof kStart - 1);
-        at += sizeof kStart - 1;
+        const merged_line::Line line = line_of(e, t);
+        // The line in one reservation, its pieces copied straight in: appending them one by one
+        // (a room check and a size update each, through two calls) was a fifth of writing a line.
+        char* const p = out_.room(merged_line::room_for(line));
+        Copy copy{p, *this};
+        merged_line::put_line(copy, line);
+        if (!line.announce.empty()) metadata += t.announce_lines;
         if (opens_file_) *p = '[';  // every line starts with ",\n", the first with "[\n"
         opens_file_ = false;
-        std::memcpy(at, e.head.data(), e.head.size());
-        at += e.head.size();
-        std::memcpy(at, t.middle.data(), t.middle.size());
-        at += t.middle.size();
-        // ts from the stored start, and the dur key, rather than from the record: this costs the
-        // writing little and takes 25 bytes of fresh memory off every record.
-        if (!e.start.is_float) {
-            at += write_ts(at, e.start.i);
-        } else {
-            scratch_.clear();
-            append_number(scratch_, e.start);
-            std::memcpy(at, scratch_.data(), scratch_.size());
-            at += scratch_.size();
-        }
-        std::memcpy(at, kDur, sizeof kDur - 1);
-        at += sizeof kDur - 1;
-        std::memcpy(at, e.tail.data(), e.tail.size());
-        at += e.tail.size();
-        out_.advance(static_cast<std::size_t>(at - p));
+        out_.advance(static_cast<std::size_t>(copy.at - p));
         ++events;
         if (out_.size() >= kFlushBytes) flush();
     }
@@ -101,6 +70,32 @@ public:
     std::uint64_t events = 0, metadata = 0;
 
 private:
+    static merged_line::Line line_of(const StoredEvent& e, const TrackNumbering::Track& t) {
+        // Never a null pointer, even when empty: memcpy must not be given one.
+        const std::string_view announce(t.announce.data(), e.seq == t.first_seq ? t.announce.size() : 0);
+        return {announce, e.head, t.middle, e.start, e.tail};
+    }
+
+    // Writes put_line's pieces at `at`. ts from the stored start rather than from the record:
+    // this costs the writing little and takes 25 bytes of fresh memory off every record.
+    struct Copy {
+        char* at;
+        Slice& slice;
+        void text(std::string_view s) {
+            std::memcpy(at, s.data(), s.size());
+            at += s.size();
+        }
+        void ts(TraceNumber t) {
+            if (!t.is_float) {
+                at += slice.write_ts(at, t.i);
+            } else {
+                slice.scratch_.clear();
+                append_number(slice.scratch_, t);
+                text(slice.scratch_);
+            }
+        }
+    };
+
     void flush() {
         if (out_.size() == 0) return;
         const std::uint64_t at = offset_;
@@ -136,6 +131,33 @@ private:
     std::size_t ts_high_size_ = 0;
 };
 
+// Runs task(0) .. task(n - 1): task(0) on the caller, each other on a thread started for it (a
+// part whose thread the system refuses runs on the caller); returns when all are done, rethrowing
+// the first exception of any.
+void run_parts(std::size_t n, const std::function<void(std::size_t)>& task) {
+    std::vector<std::exception_ptr> failures(n);
+    const auto part = [&](std::size_t k) {
+        try {
+            task(k);
+        } catch (...) {
+            failures[k] = std::current_exception();
+        }
+    };
+    std::vector<std::thread> threads;
+    std::vector<std::size_t> on_caller{0};
+    for (std::size_t k = 1; k < n; ++k) {
+        try {
+            threads.push_back(start_quiet_thread([&part, k] { part(k); }));
+        } catch (const std::system_error&) {
+            on_caller.push_back(k);
+        }
+    }
+    for (const std::size_t k : on_caller) part(k);
+    for (auto& t : threads) t.join();
+    for (const auto& f : failures)
+        if (f) std::rethrow_exception(f);
+}
+
 }  // namespace
 
 MergedFileWriter::MergedFileWriter(std::string final_path, const TrackNumbering& tracks)
@@ -148,7 +170,7 @@ MergedFileWriter::MergedFileWriter(std::string final_path, const TrackNumbering&
 // slice knowing where it starts, each formats and writes its own: both halves of the work on
 // every core. A store spilled to run files is read back in one pass: one thread formats, and a
 // writing thread of its own copies each megabyte into the page cache meanwhile.
-void MergedFileWriter::write_sorted(RecordStore& store, ReadyThreads& threads) {
+void MergedFileWriter::write_sorted(RecordStore& store, unsigned threads) {
     if (!store.sort_in_memory()) {  // spilled: one pass over the run files, written on a thread of its own
         BackgroundWriter writer(file_);
         const HandOver queue = [&](std::uint64_t offset, TextBuffer& full) { writer.hand_over(offset, full); };
@@ -165,13 +187,13 @@ void MergedFileWriter::write_sorted(RecordStore& store, ReadyThreads& threads) {
         full.clear();
     };
     const std::size_t n = store.size();
-    const std::size_t slices = std::max<std::size_t>(1, std::min(threads.size() + 1, n / kMinSliceEvents));
+    const std::size_t slices = std::max<std::size_t>(1, std::min<std::size_t>(threads, n / kMinSliceEvents));
     const auto bound = [&](std::size_t s) { return n / slices * s + std::min(s, n % slices); };
     // Measuring: [0, bound(slices - 1)) cut into one piece per thread, each piece's bytes
     // counted per slice it overlaps.
     const std::size_t measured = bound(slices - 1);
     std::vector<std::vector<std::uint64_t>> bytes_of_piece(slices, std::vector<std::uint64_t>(slices, 0));
-    threads.run(slices, [&](std::size_t k) {
+    run_parts(slices, [&](std::size_t k) {
         const std::size_t from = measured * k / slices, to = measured * (k + 1) / slices;
         for (std::size_t s = 0; s + 1 < slices; ++s) {
             const std::size_t a = std::max(from, bound(s)), b = std::min(to, bound(s + 1));
@@ -186,7 +208,7 @@ void MergedFileWriter::write_sorted(RecordStore& store, ReadyThreads& threads) {
         for (std::size_t k = 0; k < slices; ++k) offset[s] += bytes_of_piece[k][s - 1];
     }
     std::vector<std::uint64_t> ends(slices), events(slices), metadata(slices);
-    threads.run(slices, [&](std::size_t s) {
+    run_parts(slices, [&](std::size_t s) {
         Slice slice(write_now, tracks_, offset[s], s == 0);
         store.visit_sorted(bound(s), bound(s + 1), [&](const StoredEvent& e) { slice.add(e); });
         ends[s] = slice.finish();

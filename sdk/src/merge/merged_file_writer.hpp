@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <string>
 
-#include "merge/ready_threads.hpp"
 #include "merge/record_store.hpp"
 #include "merge/track_numbering.hpp"
 #include "ringprof/output_files.hpp"
@@ -22,10 +21,10 @@ public:
     MergedFileWriter(const MergedFileWriter&) = delete;
     MergedFileWriter& operator=(const MergedFileWriter&) = delete;
 
-    // Writes every committed event of the store, in a slice per thread and the caller's (one
-    // pass when the store has spilled). Throws OutputError, or std::runtime_error on the store's
-    // I/O errors.
-    void write_sorted(RecordStore& store, ReadyThreads& threads);
+    // Writes every committed event of the store, in up to `threads` slices, one per thread, the
+    // caller's among them (one pass when the store has spilled). Throws OutputError, or
+    // std::runtime_error on the store's I/O errors.
+    void write_sorted(RecordStore& store, unsigned threads);
     void finish();  // "[]" when nothing was written
 
     std::uint64_t events() const { return events_; }

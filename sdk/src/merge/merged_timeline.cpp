@@ -14,17 +14,17 @@
 #include <tuple>
 #include <unordered_map>
 
-#include <unistd.h>
-
 #include "trace/byte_source.hpp"
 #include "json/json_text.hpp"
 #include "merge/decimal_text.hpp"
+#include "merge/event_order.hpp"
+#include "merge/merged_line.hpp"
 #include "merge/record_store.hpp"
 #include "merge/merged_file_writer.hpp"
 #include "merge/file_readers.hpp"
-#include "merge/ready_threads.hpp"
 #include "merge/trace_files.hpp"
 #include "merge/trace_selection.hpp"
+#include "process/node_id.hpp"
 #include "trace/trace_reader.hpp"
 
 namespace ringprof {
@@ -32,14 +32,6 @@ namespace ringprof {
 namespace m = detail;
 
 namespace {
-
-std::string default_node_id() {
-    char host[256] = {};
-    if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
-    std::string id = std::to_string(::getpid()) + "-" + host;
-    std::replace(id.begin(), id.end(), '_', '-');
-    return id;
-}
 
 // Interned phase names and thread tracks; a track is one thread of one node within one phase.
 // The merge's phases and thread tracks, numbered in order of registration (the numbers stay inside
@@ -118,7 +110,7 @@ public:
             scratch_.clear();
             detail::append_json_string(scratch_, e.name, detail::NonAscii::escape);
         }
-        const std::size_t head_size = plain_name ? e.name.size() + 2 : scratch_.size();
+        const std::size_t head_size = plain_name ? m::merged_line::plain_head_size(e.name) : scratch_.size();
         char digits[24];
         std::string_view dur = e.dur_text;
         if (dur.empty() && !e.dur.is_float) dur = std::string_view(digits, m::write_decimal(digits, e.dur.i));
@@ -127,9 +119,7 @@ public:
             m::append_number(dur_scratch_, e.dur);
             dur = dur_scratch_;
         }
-        static constexpr char kArgs[] = ", \"args\": ";
-        const std::size_t args_size = e.args_json.empty() ? 0 : sizeof kArgs - 1 + e.args_json.size();
-        const std::size_t tail_size = dur.size() + args_size + 1;
+        const std::size_t tail_size = m::merged_line::tail_size(dur, e.args_json);
         // One reservation, the pieces copied straight in: a room check and a size update for each
         // of six pieces were 3% of a merge's instructions (callgrind).
         m::TextBuffer& text = batch_.text;
@@ -138,21 +128,12 @@ public:
         char* const rec = text.room(size);
         char* at = rec + m::RecordStore::kRecordHeader;
         if (plain_name) {
-            *at = '"';
-            std::memcpy(at + 1, e.name.data(), e.name.size());
-            at[e.name.size() + 1] = '"';
+            at = m::merged_line::write_plain_head(at, e.name);
         } else {
             std::memcpy(at, scratch_.data(), head_size);
+            at += head_size;
         }
-        at += head_size;
-        std::memcpy(at, dur.data(), dur.size());
-        at += dur.size();
-        if (args_size != 0) {
-            std::memcpy(at, kArgs, sizeof kArgs - 1);
-            std::memcpy(at + sizeof kArgs - 1, e.args_json.data(), e.args_json.size());
-            at += args_size;
-        }
-        *at = '}';
+        m::merged_line::write_tail(at, dur, e.args_json);
         // The header too, here where the record is in this core's cache: written by the merging
         // thread, it was a cache miss a record on the critical path (the merging thread is alone
         // on the machine for the end of reading and for writing).
@@ -239,133 +220,163 @@ private:
 
 const std::vector<std::string>& MergedTimeline::known_suffixes() { return m::known_suffixes(); }
 
-MergedTimeline::MergedTimeline(std::string path, std::vector<std::string> suffix_filter, std::string output_dir)
-    : path_(std::move(path)), suffixes_(std::move(suffix_filter)), output_dir_(std::move(output_dir)) {}
+MergedTimeline::MergedTimeline(std::string path, std::vector<std::string> suffix_filter, std::string output_dir) {
+    settings_.path = std::move(path);
+    settings_.suffixes = std::move(suffix_filter);
+    settings_.output_dir = std::move(output_dir);
+}
 
 namespace {
 
-struct Plan {
-    std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range;
+using m::TimeRange;
+using RangeRequest = std::optional<std::pair<std::int64_t, std::int64_t>>;
+
+// What the merge reads: the files found and selected for the range, and the inputs left out.
+struct Inputs {
+    m::Discovery found;
+    std::optional<TimeRange> range;                // nullopt: everything
+    std::vector<m::TraceFile> files;               // in reading order: a file's index is its rank
+    std::map<std::string, std::string> skipped;    // path -> reason, one message per input
 };
 
-MergeResult run_merge(const std::string& root, const std::vector<std::string>& suffixes, const std::string& out_dir_in,
-                      std::size_t budget, const std::string& temp_dir, const std::string& node_id_in,
-                      const std::optional<std::pair<std::int64_t, std::int64_t>>& request, MergeUnit unit,
-                      unsigned threads_in) {
-    MergeResult result;
-    const std::string out_dir = out_dir_in.empty() ? root : out_dir_in;
-    const std::string node_id = node_id_in.empty() ? default_node_id() : node_id_in;
-    const unsigned threads = threads_in ? threads_in : m::default_reader_threads();
+Inputs find_inputs(const m::MergeSettings& settings, const RangeRequest& request, MergeUnit unit) {
     m::check_range_request(request, unit);
-    m::Discovery found;
+    Inputs in;
     try {
-        found = m::discover_trace_files(root, suffixes);
+        in.found = m::discover_trace_files(settings.path, settings.suffixes);
     } catch (const std::runtime_error& e) {
         throw MergeError(e.what());
     }
-    std::map<std::string, std::string> skipped;  // path -> reason, one message per input
-    for (const auto& p : found.problems) skipped.emplace(p.path, p.reason);
+    for (const auto& p : in.found.problems) in.skipped.emplace(p.path, p.reason);
+    in.range = m::resolve_range(settings.path, request, unit, in.skipped);
+    in.files = in.range ? m::select_for_range(in.found.files, in.range->first, in.range->second) : in.found.files;
+    return in;
+}
 
-    Plan plan;
-    plan.range = m::resolve_range(root, request, unit, skipped);
+// What reading leaves besides the store's records.
+struct ReadSummary {
+    std::vector<m::TrackFirst> first_events;  // each track's earliest committed event, with the store's seq
+    std::optional<m::TraceNumber> max_end;    // over merged files
+};
 
-    const std::vector<m::TraceFile> files = plan.range ? m::select_for_range(found.files, plan.range->first, plan.range->second)
-                                                       : found.files;
+// Files are read (parsed, filtered, formatted) on worker threads, the largest first; this thread
+// stores each file whole, in the order they were started. Each event's seq carries its file's
+// rank (event_order.hpp), so the answer is the same whatever the thread count or the order files
+// are stored in. Files that turn out bad are rolled back and added to in.skipped.
+ReadSummary read_into_store(Inputs& in, unsigned threads, m::EventBatch::Memory& batch_memory, m::RecordStore& store,
+                            Tables& tables, MergeResult& result) {
+    const std::vector<m::TraceFile>& files = in.files;
+    ReadSummary summary;
+    const std::vector<std::size_t> order = m::starting_order(files);
+    std::vector<std::vector<std::string>> notes_of(files.size());  // reported in reading order
+    const auto read_file = [&](std::size_t k, m::FileReaders::Outbox& out) {
+        BatchSink sink(in.range, out, batch_memory, tables, files[order[k]].node_id);
+        m::FileMessage done;
+        done.error = m::read_trace_file(files[order[k]], sink, [&] { sink.restart(); }, done.outcome);
+        if (!done.error) sink.flush();
+        done.max_end = sink.max_end;
+        done.first_events = std::move(sink.first_events);
+        return done;
+    };
+    std::vector<std::optional<m::TrackFirst>> first_of_thread;  // over committed files, by thread id
+    m::FileReaders readers(files.size(), threads, read_file);
+    for (std::size_t stored = 0; stored < files.size(); ++stored) {
+        const std::size_t i = order[readers.next_file()];
+        const m::TraceFile& f = files[i];
+        store.begin_file(i);
+        for (;;) {
+            m::FileMessage msg = readers.next();
+            if (msg.kind == m::FileMessage::Kind::restart) {
+                store.rollback_file();
+                store.begin_file(i);
+                continue;
+            }
+            if (msg.kind == m::FileMessage::Kind::batch) {
+                if (msg.batch.events.empty()) continue;
+                // The batch's text becomes the stored records: copying it into the store was the
+                // merging thread's largest cost after writing (a memcpy of every event and a page
+                // fault per fresh 4 KiB of the store's arena, all on the critical path).
+                const std::size_t bytes = msg.batch.text.capacity();
+                m::MemoryBlock block = msg.batch.text.release();
+                char* const text = block.get();
+                store.adopt(std::move(block), bytes);
+                for (const auto& ev : msg.batch.events) store.add_record(ev.start(), text + ev.offset);
+                continue;
+            }
+            if (msg.error) {
+                store.rollback_file();
+                in.skipped[f.path] = *msg.error;
+                break;
+            }
+            store.commit_file();
+            for (m::TrackFirst first : msg.first_events) {
+                first.seq = m::event_seq(i, first.seq);
+                if (first_of_thread.size() <= first.thread) first_of_thread.resize(first.thread + 1);
+                std::optional<m::TrackFirst>& known = first_of_thread[first.thread];
+                if (!known || m::event_before(first.start, first.seq, known->start, known->seq)) known = first;
+            }
+            if (msg.max_end && (!summary.max_end || m::compare(*summary.max_end, *msg.max_end) < 0)) {
+                summary.max_end = msg.max_end;
+            }
+            result.events_dropped += msg.outcome.dropped;
+            for (const auto& n : msg.outcome.notes) notes_of[i].push_back(f.path + ": " + n);
+            ++result.files_merged;
+            result.bytes_read += f.size;
+            break;
+        }
+    }
+    for (auto& notes : notes_of)
+        for (auto& n : notes) result.notes.push_back(std::move(n));
+    for (const auto& f : first_of_thread)
+        if (f) summary.first_events.push_back(*f);
+    return summary;
+}
+
+// <end_us>_<node>_merged_timeline.json, end_us being the range's end or the last event's end.
+std::string output_path(const std::string& out_dir, const std::string& node_id, const std::optional<TimeRange>& range,
+                        const std::optional<m::TraceNumber>& max_end) {
+    m::TraceNumber end = m::TraceNumber::integer(0);
+    if (range) end = range->second;
+    else if (max_end) end = *max_end;
+    const std::string name = std::to_string(m::round_half_even(end)) + "_" + node_id + "_merged_timeline.json";
+    return (std::filesystem::path(out_dir) / name).string();
+}
+
+void report_left_out(const Inputs& in, MergeResult& result) {
+    for (auto& [path, reason] : in.skipped) result.skipped.push_back({path, reason});
+    for (const auto& d : in.found.duplicates) result.notes.push_back(d.path + ": " + d.reason);
+}
+
+// Find, read into the store, number the tracks, write.
+MergeResult run_merge(const m::MergeSettings& settings, const RangeRequest& request, MergeUnit unit) {
+    const std::string out_dir = settings.output_dir.empty() ? settings.path : settings.output_dir;
+    const std::string node_id = settings.node_id.empty() ? m::this_node_id() : settings.node_id;
+    const unsigned threads = settings.reader_threads ? settings.reader_threads : m::default_reader_threads();
+    Inputs in = find_inputs(settings, request, unit);
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
     if (!std::filesystem::is_directory(out_dir, ec)) throw MergeError(out_dir + ": cannot create the output folder");
 
+    MergeResult result;
     m::EventBatch::Memory batch_memory;  // outlives the store, which keeps the batches' text
-    m::RecordStore store(budget, temp_dir.empty() ? std::filesystem::temp_directory_path().string() : temp_dir);
+    const std::string temp_dir =
+        settings.temp_dir.empty() ? std::filesystem::temp_directory_path().string() : settings.temp_dir;
+    m::RecordStore store(settings.memory_budget, temp_dir);
     std::uint64_t input_bytes = 0;
-    for (const auto& f : files) input_bytes += m::text_bytes(f);
+    for (const auto& f : in.files) input_bytes += m::text_bytes(f);
     store.reserve_index_for(input_bytes);
     Tables tables;
-    std::optional<m::TraceNumber> max_end;  // over merged files
     try {
-        // Files are read (parsed, filtered, formatted) on worker threads; this thread stores each
-        // file whole, those read to the end first (it used to wait behind the slowest file, then
-        // store what had queued up while the other cores idled). The store orders ties by file
-        // rank, so the answer is the same whatever the thread count or the order files finish in.
-        const std::vector<std::size_t> order = m::starting_order(files);
-        std::vector<std::vector<std::string>> notes_of(files.size());  // reported in reading order
-        const auto read_file = [&](std::size_t k, m::FileReaders::Outbox& out) {
-            BatchSink sink(plan.range, out, batch_memory, tables, files[order[k]].node_id);
-            m::FileMessage done;
-            done.error = m::read_trace_file(files[order[k]], sink, [&] { sink.restart(); }, done.outcome);
-            if (!done.error) sink.flush();
-            done.max_end = sink.max_end;
-            done.first_events = std::move(sink.first_events);
-            return done;
-        };
-        std::vector<std::optional<m::TrackFirst>> first_of_thread;  // over committed files, by thread id
-        // Asleep while the readers work: they write the merged file's slices beside this thread.
-        m::ReadyThreads slice_threads(threads - 1);
-        m::FileReaders readers(files.size(), threads, read_file);
-        for (std::size_t stored = 0; stored < files.size(); ++stored) {
-            const std::size_t i = order[readers.next_file()];
-            const m::TraceFile& f = files[i];
-            store.begin_file(i);
-            for (;;) {
-                m::FileMessage msg = readers.next();
-                if (msg.kind == m::FileMessage::Kind::restart) {
-                    store.rollback_file();
-                    store.begin_file(i);
-                    continue;
-                }
-                if (msg.kind == m::FileMessage::Kind::batch) {
-                    if (msg.batch.events.empty()) continue;
-                    // The batch's text becomes the stored records: copying it into the store was
-                    // the merging thread's largest cost after writing (a memcpy of every event and
-                    // a page fault per fresh 4 KiB of the store's arena, all on the critical path).
-                    const std::size_t bytes = msg.batch.text.capacity();
-                    m::MemoryBlock block = msg.batch.text.release();
-                    char* const text = block.get();
-                    store.adopt(std::move(block), bytes);
-                    for (const auto& ev : msg.batch.events) store.add_record(ev.start(), text + ev.offset);
-                    continue;
-                }
-                if (msg.error) {
-                    store.rollback_file();
-                    skipped[f.path] = *msg.error;
-                    break;
-                }
-                store.commit_file();
-                for (m::TrackFirst first : msg.first_events) {
-                    first.seq = m::RecordStore::seq_of(i, first.seq);
-                    if (first_of_thread.size() <= first.thread) first_of_thread.resize(first.thread + 1);
-                    std::optional<m::TrackFirst>& known = first_of_thread[first.thread];
-                    if (!known || m::earlier(first, *known)) known = first;
-                }
-                if (msg.max_end && (!max_end || m::compare(*max_end, *msg.max_end) < 0)) max_end = msg.max_end;
-                result.events_dropped += msg.outcome.dropped;
-                for (const auto& n : msg.outcome.notes) notes_of[i].push_back(f.path + ": " + n);
-                ++result.files_merged;
-                result.bytes_read += f.size;
-                break;
-            }
-        }
-        for (auto& notes : notes_of)
-            for (auto& n : notes) result.notes.push_back(std::move(n));
-
+        ReadSummary read = read_into_store(in, threads, batch_memory, store, tables, result);
         // Every input was left out: no file stands for a merge that did not happen.
-        if (result.files_merged == 0 && !skipped.empty()) {
-            for (auto& [path, reason] : skipped) result.skipped.push_back({path, reason});
-            for (const auto& d : found.duplicates) result.notes.push_back(d.path + ": " + d.reason);
+        if (result.files_merged == 0 && !in.skipped.empty()) {
+            report_left_out(in, result);
             return result;
         }
-        m::TraceNumber end_for_name = m::TraceNumber::integer(0);
-        if (plan.range) end_for_name = plan.range->second;
-        else if (max_end) end_for_name = *max_end;
-        result.output_path = (std::filesystem::path(out_dir) /
-                              (std::to_string(m::round_half_even(end_for_name)) + "_" + node_id + "_merged_timeline.json"))
-                                 .string();
-        std::vector<m::TrackFirst> firsts;  // of the tracks with committed events
-        for (const auto& f : first_of_thread)
-            if (f) firsts.push_back(*f);
-        const m::TrackNumbering tracks(std::move(firsts), tables.phases(), tables.thread_labels());
+        result.output_path = output_path(out_dir, node_id, in.range, read.max_end);
+        const m::TrackNumbering tracks(std::move(read.first_events), tables.phases(), tables.thread_labels());
         m::MergedFileWriter writer(result.output_path, tracks);
-        writer.write_sorted(store, slice_threads);
+        writer.write_sorted(store, threads);
         writer.finish();
         result.events_written = writer.events();
         result.metadata_written = writer.metadata();
@@ -373,25 +384,20 @@ MergeResult run_merge(const std::string& root, const std::vector<std::string>& s
         if (dynamic_cast<const MergeError*>(&e)) throw;
         throw MergeError(e.what());
     }
-    if (plan.range) {
-        result.start_us = m::round_half_even(plan.range->first);
-        result.end_us = m::round_half_even(plan.range->second);
+    if (in.range) {
+        result.start_us = m::round_half_even(in.range->first);
+        result.end_us = m::round_half_even(in.range->second);
     }
-    for (auto& [path, reason] : skipped) result.skipped.push_back({path, reason});
-    for (const auto& d : found.duplicates) result.notes.push_back(d.path + ": " + d.reason);
+    report_left_out(in, result);
     return result;
 }
 
 }  // namespace
 
 MergeResult MergedTimeline::merge_timeline(std::int64_t start, std::int64_t end, MergeUnit unit) {
-    return run_merge(path_, suffixes_, output_dir_, memory_budget_, temp_dir_, node_id_, std::make_pair(start, end), unit,
-                     reader_threads_);
+    return run_merge(settings_, std::make_pair(start, end), unit);
 }
 
-MergeResult MergedTimeline::merge_all() {
-    return run_merge(path_, suffixes_, output_dir_, memory_budget_, temp_dir_, node_id_, std::nullopt, MergeUnit::time,
-                     reader_threads_);
-}
+MergeResult MergedTimeline::merge_all() { return run_merge(settings_, std::nullopt, MergeUnit::time); }
 
 }  // namespace ringprof

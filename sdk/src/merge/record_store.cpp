@@ -51,30 +51,14 @@ T get(const char* p) {
     return v;
 }
 
-bool before(TraceNumber a, std::uint64_t sa, TraceNumber b, std::uint64_t sb) {
-    const int c = compare(a, b);
-    return c != 0 ? c < 0 : sa < sb;
-}
-
-// The index's order, (start, seq); two integer starts (nearly all) are compared without decoding.
-// Always inlined: GCC kept it a call, 19 instructions of which were the call (callgrind).
-template <class Entry>
-[[gnu::always_inline]] inline bool entry_before(const Entry& a, const Entry& b) {
-    if (((a.seq_flag | b.seq_flag) & Entry::kFloat) == 0) {
-        const auto ia = static_cast<std::int64_t>(a.bits), ib = static_cast<std::int64_t>(b.bits);
-        return ia != ib ? ia < ib : a.seq_flag < b.seq_flag;
-    }
-    return before(a.start(), a.seq(), b.start(), b.seq());
-}
-
 // Events arrive file by file and each file is nearly in time order, so an index is a few long
 // sorted runs: merging the runs takes log2(runs) passes where std::sort takes log2(n) (on the
 // bench_merge input, 33 files: 6 passes instead of 19, a fifth of the sort's instructions).
-// Entries are ordered by (start, seq): seqs are unique, so the order is total and ties need no stability.
+// Entries are ordered by event_before: seqs are unique, so the order is total and ties need no stability.
 template <class Index>
 void sort_by_start(Index& index, std::size_t from, std::size_t to) {
     using Entry = typename Index::value_type;
-    auto less = [](const Entry& a, const Entry& b) { return entry_before(a, b); };
+    auto less = [](const Entry& a, const Entry& b) { return event_before(a, b); };
     std::vector<std::size_t> bounds{from};
     for (std::size_t i = from + 1; i < to; ++i)
         if (less(index[i], index[i - 1])) bounds.push_back(i);
@@ -159,13 +143,6 @@ private:
 
 }  // namespace
 
-TraceNumber RecordStore::Entry::start() const {
-    if ((seq_flag & kFloat) == 0) return TraceNumber::integer(static_cast<std::int64_t>(bits));
-    double d;
-    std::memcpy(&d, &bits, sizeof d);
-    return TraceNumber::floating(d);
-}
-
 void* allocate_huge_page_aligned(std::size_t bytes) {
     void* p = nullptr;
     if (bytes < kHugePage) {
@@ -233,7 +210,7 @@ void RecordStore::clear_arena() {
     block_used_ = block_cap_ = arena_bytes_ = 0;
 }
 
-void RecordStore::begin_file(std::uint64_t rank) { next_seq_ = rank << kRankShift; }
+void RecordStore::begin_file(std::uint64_t rank) { next_seq_ = event_seq(rank, 0); }
 
 void RecordStore::add(const StoredEvent& e) {
     char* rec = reserve(kRecordHeader + e.head.size() + e.tail.size());
@@ -349,10 +326,10 @@ void RecordStore::collapse_sorted_runs(std::size_t keep) {
     }
 }
 
-// Merges the sorted runs index_[a, b) and index_[b, end) in place, by (start, seq). Entries already
+// Merges the sorted runs index_[a, b) and index_[b, end) in place, by event_before. Entries already
 // in their final place at either end are left alone: only the overlap of the two runs' times moves.
 void RecordStore::merge_adjacent_runs(std::size_t a, std::size_t b, std::size_t end) {
-    auto less = [](const Entry& x, const Entry& y) { return entry_before(x, y); };
+    auto less = [](const Entry& x, const Entry& y) { return event_before(x, y); };
     const auto at = [&](std::size_t i) { return index_.begin() + static_cast<std::ptrdiff_t>(i); };
     if (a == b || b == end || !less(index_[b], index_[b - 1])) return;  // already in order
     // The first run's entries not after index_[b] stay; the second run's not before index_[b - 1] too.
@@ -406,7 +383,7 @@ void RecordStore::for_each_sorted(const Visit& visit) {
     std::vector<std::unique_ptr<RunCursor>> cursors;
     for (const auto& r : runs_) cursors.push_back(std::make_unique<RunCursor>(r.path));
     auto later = [&](std::size_t a, std::size_t b) {
-        return before(cursors[b]->start, cursors[b]->seq, cursors[a]->start, cursors[a]->seq);
+        return event_before(cursors[b]->start, cursors[b]->seq, cursors[a]->start, cursors[a]->seq);
     };
     std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> heap(later);
     for (std::size_t i = 0; i < cursors.size(); ++i) {

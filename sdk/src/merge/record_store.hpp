@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "merge/chunk_pool.hpp"
+#include "merge/event_order.hpp"
 #include "trace/trace_number.hpp"
 
 namespace ringprof::detail {
@@ -57,13 +58,11 @@ public:
     // Reserves the index for input of about this many bytes (inflated, for gzip files).
     void reserve_index_for(std::uint64_t input_bytes);
 
-    // Events added after this call come after every event of lower-ranked files that has the same
-    // start, and before those of higher-ranked ones, whatever order the files are stored in (the
-    // merge stores the largest files first). Without it, ties keep the order of add() calls.
+    // Events added after this call get the seqs event_seq(rank, 0), event_seq(rank, 1), ...: they
+    // come after every event of lower-ranked files that has the same start, and before those of
+    // higher-ranked ones, whatever order the files are stored in (event_order.hpp). Without it,
+    // ties keep the order of add() calls.
     void begin_file(std::uint64_t rank);
-    static constexpr unsigned kRankShift = 40;  // up to 2^40 events per file, 2^23 files (Entry)
-    // The seq of the file's event at `position` among those added since begin_file(rank).
-    static std::uint64_t seq_of(std::uint64_t rank, std::uint64_t position) { return (rank << kRankShift) + position; }
     void add(const StoredEvent& e);
 
     // Records written in place by the caller, without a copy: kRecordHeader bytes (put_header),
@@ -91,7 +90,7 @@ public:
     std::uint64_t size() const { return committed_count_; }
     std::size_t runs() const { return runs_.size(); }
     using Visit = std::function<void(const StoredEvent&)>;
-    // Visits committed events by (start, file rank, insertion order). Throws std::runtime_error on I/O errors.
+    // Visits committed events in event_before order. Throws std::runtime_error on I/O errors.
     void for_each_sorted(const Visit& visit);
     // Sorts the committed events where they are, when nothing was spilled (returns false
     // otherwise: then only for_each_sorted serves). Afterwards visit_sorted hands out any range
@@ -100,31 +99,15 @@ public:
     void visit_sorted(std::size_t from, std::size_t to, const Visit& visit) const;
 
 private:
-    // 24 bytes: the start's 8 bytes, with whether it is a float in seq's top bit (seqs stay far
-    // below 2^63), where a TraceNumber beside seq made 40: 8 MB less index on bench_merge's 503,200
-    // events, counted against the budget, and less to move when runs are merged (each entry about
-    // log2(files) times). CPU time: no difference measurable on the shared machine (perf stat).
-    struct Entry {
-        static constexpr std::uint64_t kFloat = std::uint64_t{1} << 63;
-        std::uint64_t bits;
-        std::uint64_t seq_flag;
+    // 24 bytes: the packed (start, seq) and where the record lies.
+    struct Entry : PackedEventKey {
         const char* rec;
 
         // Built where it is stored (emplace_back): built on the stack and copied, it was read
         // back as a 16-byte word before its 8-byte pieces' stores had landed, a stall that was
         // 80% of the merging thread's loop over a batch (perf annotate).
         Entry() = default;
-        Entry(TraceNumber start, std::uint64_t seq, const char* record)
-            : bits(start.is_float ? double_bits(start.d) : static_cast<std::uint64_t>(start.i)),
-              seq_flag(seq | (start.is_float ? kFloat : 0)),
-              rec(record) {}
-        static std::uint64_t double_bits(double d) {
-            std::uint64_t b;
-            std::memcpy(&b, &d, sizeof b);
-            return b;
-        }
-        TraceNumber start() const;
-        std::uint64_t seq() const { return seq_flag & ~kFloat; }
+        Entry(TraceNumber start, std::uint64_t seq, const char* record) : PackedEventKey(start, seq), rec(record) {}
     };
     struct Run {
         std::string path;

@@ -9,6 +9,8 @@
 
 #include <simdjson.h>
 
+#include "merge/event_order.hpp"
+#include "process/node_id.hpp"
 #include "trace/byte_source.hpp"
 #include "trace/event_stream.hpp"
 
@@ -207,9 +209,7 @@ std::string ringprof_trace_node(const std::string& path) {
             if (name == "process_labels" && labels.rfind("host ", 0) == 0) host = labels.substr(5, labels.find(',') - 5);
         }
         if (pid.empty() || host.empty()) return "";
-        std::string id = pid + "-" + host;
-        std::replace(id.begin(), id.end(), '_', '-');
-        return display_node_id(id);
+        return display_node_id(node_id(pid, host));
     } catch (const std::exception&) {
         return "";  // unreadable: the merge itself reports it
     }
@@ -289,11 +289,7 @@ Discovery discover_trace_files(const std::string& root, const std::vector<std::s
         }
         d.files.push_back(std::move(f));
     }
-    std::sort(d.files.begin(), d.files.end(), [](const TraceFile& a, const TraceFile& b) {
-        if (a.kind != b.kind) return a.kind < b.kind;
-        if (a.timestamp != b.timestamp) return a.timestamp < b.timestamp;
-        return a.path < b.path;
-    });
+    std::sort(d.files.begin(), d.files.end(), reads_before);
     std::sort(d.problems.begin(), d.problems.end(), [](const FileProblem& a, const FileProblem& b) { return a.path < b.path; });
     drop_duplicate_runs(d);
     return d;

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
-#include "json/json_text.hpp"
+#include "json/smdebug_metadata.hpp"
+#include "merge/event_order.hpp"
+#include "merge/merged_line.hpp"
 
 namespace ringprof::detail {
 
@@ -22,15 +24,11 @@ constexpr std::size_t kRangeCount = sizeof kRanges / sizeof kRanges[0];
 
 }  // namespace
 
-bool earlier(const TrackFirst& a, const TrackFirst& b) {
-    const int c = compare(a.start, b.start);
-    return c != 0 ? c < 0 : a.seq < b.seq;
-}
-
 TrackNumbering::TrackNumbering(std::vector<TrackFirst> first, const std::vector<std::string>& phase_names,
                                const std::vector<std::string>& thread_labels)
     : tracks_(thread_labels.size()) {
-    std::sort(first.begin(), first.end(), earlier);
+    std::sort(first.begin(), first.end(),
+              [](const TrackFirst& a, const TrackFirst& b) { return event_before(a.start, a.seq, b.start, b.seq); });
     std::vector<std::int64_t> pid_of_phase(phase_names.size(), -1);
     std::int64_t next_in_range[kRangeCount];
     for (std::size_t r = 0; r < kRangeCount; ++r) next_in_range[r] = kRanges[r].first;
@@ -44,20 +42,13 @@ TrackNumbering::TrackNumbering(std::vector<TrackFirst> first, const std::vector<
             std::size_t r = 0;
             while (kRanges[r].substring && phase.find(kRanges[r].substring) == std::string::npos) ++r;
             pid = next_in_range[r]++;
-            const std::string pid_text = std::to_string(pid);
-            t.announce += ",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + pid_text + ", \"args\": {\"name\": ";
-            append_json_string(t.announce, phase, NonAscii::escape);
-            t.announce += "}},\n{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": " + pid_text +
-                          ", \"args\": {\"sort_index\": " + pid_text + "}}";
+            append_phase_metadata(t.announce, pid, phase, NonAscii::escape);
             t.announce_lines += 2;
         }
-        const std::string pid_text = std::to_string(pid), tid_text = std::to_string(next_tid++);
-        t.announce += ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": " + pid_text + ", \"tid\": " + tid_text +
-                      ", \"args\": {\"name\": ";
-        append_json_string(t.announce, thread_labels[f.thread], NonAscii::escape);
-        t.announce += "}}";
+        const std::int64_t tid = next_tid++;
+        append_thread_metadata(t.announce, pid, tid, thread_labels[f.thread], NonAscii::escape);
         ++t.announce_lines;
-        t.middle = ", \"pid\": " + pid_text + ", \"tid\": " + tid_text + ", \"ph\": \"X\", \"ts\": ";
+        t.middle = merged_line::middle(pid, tid);
     }
 }
 

@@ -23,9 +23,6 @@ struct TrackFirst {
     std::uint64_t seq = 0;
 };
 
-// The store's order: by start, then seq.
-bool earlier(const TrackFirst& a, const TrackFirst& b);
-
 class TrackNumbering {
 public:
     static constexpr std::uint64_t kNoEvent = ~std::uint64_t{0};

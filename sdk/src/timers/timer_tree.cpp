@@ -3,6 +3,7 @@
 
 #include "ringprof/timer_tree.hpp"
 #include "timers/children_by_name.hpp"
+#include "timers/parallel_rule.hpp"
 
 namespace ringprof {
 
@@ -36,7 +37,7 @@ const TimerNode* TimerNode::find_path(std::string_view path) const {
 void TimerNode::merge(const TimerNode& other, bool parallel) {
     total += other.total;
     count += other.count;
-    is_parallel = is_parallel || parallel || other.is_parallel;
+    is_parallel = detail::parallel_after_merge(is_parallel, other.is_parallel, parallel);
     // One index of this node's children for all of other's: linear in both trees' sizes.
     detail::ChildrenByName mine(children);
     for (const TimerNode& c : other.children) mine.child(c.name).merge(c, parallel);
