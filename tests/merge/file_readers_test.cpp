@@ -1,5 +1,5 @@
 // FileReaders: files read on worker threads reach the one consumer whole, each file's messages in
-// order and every file once, in the order they were started, with bounded queues;
+// order and every file once, finished files before those still being read, with bounded queues;
 // and the pipeline always ends (consumer giving up, reader failing, every worker's room full).
 #include <gtest/gtest.h>
 
@@ -81,25 +81,41 @@ TEST(FileReaders, ConsumerSeesEveryFileOnceWithItsMessagesInOrder) {
     }
 }
 
-TEST(FileReaders, FilesAreConsumedInTheOrderWorkersStartThem) {
+TEST(FileReaders, AFileReadToTheEndIsConsumedBeforeAnEarlierOneStillBeingRead) {
     const auto outcome = ringprof::testing::run_bounded(
         [] {
-            // File 0 is the slowest: files 1 and 2 are read to the end long before it, and
-            // still come after it.
+            // File 0 cannot finish until the consumer has taken file 1 whole: a consumer that
+            // waits for files in their order would see file 0 give up after 10 s instead.
+            // File 2 starts only once file 1 is done (file 0 holds the other worker), so when the
+            // consumer next chooses, every file has started and file 2 may still be being read:
+            // then file 0 is as good a choice as file 2, and either order of the two is right.
+            std::atomic<bool> file1_consumed{false};
             FileReaders readers(3, 2, [&](std::size_t f, FileReaders::Outbox& out) {
                 out.send(FileMessage{});
-                if (f == 0) std::this_thread::sleep_for(200ms);
-                return FileMessage{};
+                FileMessage done;
+                if (f == 0) {
+                    const auto give_up = std::chrono::steady_clock::now() + 10s;
+                    while (!file1_consumed.load() && std::chrono::steady_clock::now() < give_up)
+                        std::this_thread::sleep_for(1ms);
+                    done.outcome.events = file1_consumed.load() ? 1 : 0;
+                }
+                return done;
             });
-            for (std::size_t n = 0; n < 3; ++n) {
-                if (readers.next_file() != n) return 1;
-                while (readers.next().kind != FileMessage::Kind::done) {}
+            std::vector<std::size_t> taken;
+            for (int n = 0; n < 3; ++n) {
+                const std::size_t f = readers.next_file();
+                taken.push_back(f);
+                FileMessage m;
+                while ((m = readers.next()).kind != FileMessage::Kind::done) {}
+                if (f == 1) file1_consumed = true;
+                if (f == 0 && m.outcome.events != 1) return 1;
             }
-            return 0;
+            const auto at = [&](std::size_t f) { return std::find(taken.begin(), taken.end(), f) - taken.begin(); };
+            return at(0) < 3 && at(2) < 3 && at(1) < at(0) ? 0 : 2;
         },
         30s);
     ASSERT_TRUE(outcome.finished) << "the pipeline hung";
-    EXPECT_EQ(outcome.exit_code, 0) << "a file was consumed out of order";
+    EXPECT_EQ(outcome.exit_code, 0) << "1: file 0 waited for file 1 in vain, 2: file 0 taken before file 1, or a file not taken";
 }
 
 TEST(FileReaders, ConsumerTakesAFileStillBeingReadWhenNoneCanFinish) {

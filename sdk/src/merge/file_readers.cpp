@@ -10,6 +10,7 @@ FileReaders::FileReaders(std::size_t files, unsigned threads, Reader read)
     : files_(files), read_(std::move(read)), queues_(files) {
     const std::size_t n = std::min<std::size_t>(std::max(threads, 1u), files);
     ahead_limit_ = ahead_limit(static_cast<unsigned>(std::max<std::size_t>(n, 1)));
+    reading_.reserve(n);
     workers_.reserve(n);
     try {
         for (std::size_t i = 0; i < n; ++i) workers_.push_back(start_quiet_thread([this] { work(); }));
@@ -53,6 +54,7 @@ void FileReaders::work() {
             std::lock_guard<std::mutex> lock(mu_);
             if (stop_ || next_file_ == files_) return;
             file = next_file_++;
+            reading_.push_back(file);
         }
         Outbox out(*this, file);
         FileMessage done;
@@ -69,15 +71,27 @@ void FileReaders::work() {
         if (stop_) return;
         // The final message may exceed the bound by one: it ends the file.
         queues_[file].push_back(std::move(done));
+        reading_.erase(std::find(reading_.begin(), reading_.end(), file));
+        if (file != consuming_) finished_.push_back(file);
         lock.unlock();
         data_.notify_all();
     }
 }
 
+std::size_t FileReaders::ready_file() const {
+    if (!finished_.empty()) return finished_.front();
+    // Waiting longer would only stall the workers (no room left ahead) or gain nothing (every file
+    // has started, so none will finish sooner for waiting): take the file that holds the most.
+    if (reading_.empty() || (queued_ahead_ < ahead_limit_ && next_file_ < files_)) return kNone;
+    return *std::max_element(reading_.begin(), reading_.end(),
+                             [&](std::size_t a, std::size_t b) { return queues_[a].size() < queues_[b].size(); });
+}
+
 std::size_t FileReaders::next_file() {
     std::unique_lock<std::mutex> lock(mu_);
-    const std::size_t file = consuming_ == kNone ? 0 : consuming_ + 1;
-    data_.wait(lock, [&] { return file < next_file_; });  // until a worker has started it
+    data_.wait(lock, [&] { return ready_file() != kNone; });
+    const std::size_t file = ready_file();
+    if (!finished_.empty() && finished_.front() == file) finished_.pop_front();
     // The file's queued batches no longer count as ahead (its worker may now fill its queue).
     for (const FileMessage& q : queues_[file])
         if (q.kind != FileMessage::Kind::done) --queued_ahead_;

@@ -259,10 +259,11 @@ struct ReadSummary {
     std::optional<m::TraceNumber> max_end;    // over merged files
 };
 
-// Files are read (parsed, filtered, formatted) on worker threads, the largest first; this thread
-// stores each file whole, in the order they were started. Each event's seq carries its file's
-// rank (event_order.hpp), so the answer is the same whatever the thread count or the order files
-// are stored in. Files that turn out bad are rolled back and added to in.skipped.
+// Files are read (parsed, filtered, formatted) on worker threads; this thread stores each file
+// whole, those read to the end first (it used to wait behind the slowest file, then store what
+// had queued up while the other cores idled). Each event's seq carries its file's rank
+// (event_order.hpp), so the answer is the same whatever the thread count or the order files
+// finish in. Files that turn out bad are rolled back and added to in.skipped.
 ReadSummary read_into_store(Inputs& in, unsigned threads, m::EventBatch::Memory& batch_memory, m::RecordStore& store,
                             Tables& tables, MergeResult& result) {
     const std::vector<m::TraceFile>& files = in.files;
