@@ -99,6 +99,30 @@ TEST(Svg, FramesHaveTheWidthsAndLevelsOfTheTree) {
     EXPECT_GT(frames.front().y, frames.back().y);
 }
 
+// The share is recomputed here from the tree: each node's total over its own parent's total
+// (not the root's, not the drawn width), with one decimal as the tooltip prints it.
+TEST(Svg, EachTooltipGivesItsShareOfItsOwnParentsTotal) {
+    const ringprof::TimerNode tree = flame_test::training_tree();
+    const std::vector<SvgFrame> frames = parse_frames(ringprof::render_svg(tree));
+    ASSERT_EQ(frames.size(), flame_test::node_count(tree));
+    std::size_t i = 0, checked = 0;
+    flame_test::for_each_path(tree, [&](const std::string& path, const ringprof::TimerNode& n,
+                                        const ringprof::TimerNode* parent) {
+        const SvgFrame& f = frames.at(i++);
+        const std::size_t at = f.title.find("% of parent");
+        if (parent == nullptr) {
+            EXPECT_EQ(at, std::string::npos) << f.title;
+            return;
+        }
+        ASSERT_NE(at, std::string::npos) << path;
+        const std::size_t from = f.title.rfind(", ", at) + 2;
+        const double shown = std::stod(f.title.substr(from, at - from));
+        EXPECT_NEAR(shown, 100.0 * n.total / parent->total, 0.05 + 1e-9) << path << ": " << f.title;
+        ++checked;
+    });
+    EXPECT_EQ(checked, flame_test::node_count(tree) - 1);
+}
+
 TEST(Svg, ParallelChildrenAreScaledIntoTheirParentAndSaySo) {
     const ringprof::TimerNode tree = flame_test::training_tree();
     const std::vector<SvgFrame> frames = parse_frames(ringprof::render_svg(tree));

@@ -119,6 +119,73 @@ def test_signatures_name_each_kind_of_argument_and_tell_apart_shapes_and_subclas
     assert rows["scenario.py:11(captured(v:str))"] == "1"
 
 
+def test_signatures_are_one_row_per_key_and_every_key_component_alone_makes_a_new_row(tmp_path):
+    # Each call after the first two changes one component of the key: an array's dtype, its
+    # first or last dimension, its rank, a plain argument's type, a defaulted argument's type.
+    r = run_scenario(tmp_path, """
+        import json
+        import numpy as np
+        import ringprof
+
+        def f(a, n, k=0):
+            pass
+
+        p = ringprof.Profile()
+        p.enable()
+        f(np.zeros((2, 3)), 1)
+        f(np.zeros((2, 3)), 1)
+        f(np.zeros((2, 3), dtype=np.float32), 1)
+        f(np.zeros((2, 4)), 1)
+        f(np.zeros((3, 3)), 1)
+        f(np.zeros((2, 3, 1)), 1)
+        f(np.zeros((2, 3)), 1.0)
+        f(np.zeros((2, 3)), 1, "k")
+        p.disable()
+        print(json.dumps(p.stats_table()))
+    """).result()
+    _, _, rows = parse_table(r)
+    f_rows = {m.group(1): calls for m, calls in ((re.match(r"^scenario\.py:\d+\(f\((.*)\)\)$", name), calls)
+                                                 for name, calls in rows.items()) if m}
+    base = "a:ndarray(dtype=float64, shape=(2, 3)), n:int, k:int"
+    assert f_rows == {
+        base: "2",
+        "a:ndarray(dtype=float32, shape=(2, 3)), n:int, k:int": "1",
+        "a:ndarray(dtype=float64, shape=(2, 4)), n:int, k:int": "1",
+        "a:ndarray(dtype=float64, shape=(3, 3)), n:int, k:int": "1",
+        "a:ndarray(dtype=float64, shape=(2, 3, 1)), n:int, k:int": "1",
+        "a:ndarray(dtype=float64, shape=(2, 3)), n:float, k:int": "1",
+        "a:ndarray(dtype=float64, shape=(2, 3)), n:int, k:str": "1",
+    }, rows
+
+
+def test_a_methods_self_or_cls_is_left_out_of_its_signature_and_other_first_arguments_are_kept(tmp_path):
+    r = run_scenario(tmp_path, """
+        import json
+        import ringprof
+
+        class Model:
+            def step(self, x):
+                pass
+            @classmethod
+            def build(cls, name):
+                pass
+
+        def plain(this, x):
+            pass
+
+        p = ringprof.Profile()
+        p.enable()
+        Model().step(1)
+        Model.build("m")
+        plain(Model(), 2.0)
+        p.disable()
+        print(json.dumps(p.stats_table()))
+    """).result()
+    _, _, rows = parse_table(r)
+    signatures = sorted(re.sub(r"^scenario\.py:\d+\(", "", name)[:-1] for name in rows if name.startswith("scenario.py:"))
+    assert signatures == ["build(name:str)", "plain(this:Model, x:float)", "step(x:int)"], rows
+
+
 def test_profiled_calls_nest_with_scopes_and_cpp_kernels_and_builtins_can_be_left_out(tmp_path, kernels):
     run = run_scenario(tmp_path, """
         import json, ringprof, test_kernels
