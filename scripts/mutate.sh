@@ -11,7 +11,8 @@
 #   scripts/mutate.sh --list       the list: ID, area, file
 #
 # Mutations are planted in place and built in the normal build ($RINGPROF_MUTATE_BUILD, default
-# build/release, the `release` preset: configured here if it is missing): only the test programs a
+# $RINGPROF_BUILD_ROOT/release as scripts/dev.sh builds it, else build/release; the `release`
+# preset, configured here if it is missing): only the test programs a
 # mutation names are rebuilt, so a warm build pays one compile and a few links per mutation, with
 # or without ccache. The file is put back byte for byte after each mutation, and on an interrupt
 # too (trap); at the end the programs are rebuilt from the unmutated sources, so the build is left
@@ -22,7 +23,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${RINGPROF_MUTATE_BUILD:-"$here/build/release"}
+build=${RINGPROF_MUTATE_BUILD:-"${RINGPROF_BUILD_ROOT:-$here/build}/release"}
 jobs=${RINGPROF_JOBS:-$(nproc)}
 deadline=${RINGPROF_MUTATE_TEST_SECONDS:-300}
 log_dir="$build/mutate"
@@ -72,16 +73,16 @@ mutation count_of_last_thread core sdk/src/engine/agg_node.cpp \
     ringprof_timers_tests 'ParallelRuleEdge.*'
 # Drop accounting: a refused scope is not counted.
 mutation refusal_not_counted core sdk/include/ringprof/detail/ring.hpp \
-    'dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);' \
-    'dropped_.store(dropped_.load(std::memory_order_relaxed), std::memory_order_relaxed);' \
+    'add(dropped_, 1);' 'add(dropped_, 0);' \
     ringprof_core_tests 'DropAccounting.*:Session.*'
 # Drop accounting: drops of exited threads are forgotten.
 mutation exited_thread_drops_forgotten core sdk/src/engine/drainer.cpp \
-    'retired_dropped_ += track.dropped();' '(void)track.dropped();' \
+    'retired_counts_ += track.counts();' '(void)track.counts();' \
     ringprof_core_tests 'DropAccounting.*'
 # Drop accounting: drops of live threads are left out of the total.
 mutation live_thread_drops_left_out core sdk/src/engine/drainer.cpp \
-    'snapshot.dropped += t.dropped;' '(void)t.dropped;' \
+    'for (const ThreadInfo& t : snapshot.threads) add_ring_counts(totals, t);' \
+    'for (const ThreadInfo& t : snapshot.threads) (void)t;' \
     ringprof_core_tests 'DropAccounting.*:Session.*'
 # Timeline backpressure: a range writes all its spans however little room the writer's queue has.
 mutation range_ignores_queue_room core sdk/src/engine/drainer.cpp \
@@ -97,7 +98,7 @@ mutation rate_halved core sdk/src/engine/clock_calibration.cpp \
     ringprof_timers_tests 'ClockConversion.*'
 # Clock conversion: timeline offsets use a rate of 1 ns per tick.
 mutation offsets_ignore_rate core sdk/src/engine/clock_calibration.cpp \
-    'std::llround(static_cast<double>(dt) * s.ns_per_tick);' 'std::llround(static_cast<double>(dt));' \
+    'round_half_away(static_cast<double>(dt) * s.ns_per_tick);' 'round_half_away(static_cast<double>(dt));' \
     ringprof_timers_tests 'ClockConversion.*'
 
 # ---- stats: the cProfile-style table ----------------------------------------------------------
@@ -378,6 +379,9 @@ planted="" saved="$log_dir/original"
 put_back() {
     if [ -n "$planted" ]; then
         cat "$saved" >"$planted"  # a new time: make rebuilds the original over the mutant's objects
+        case $planted in
+            "$here"/python/ringprof/*) [ -d "$build/python/ringprof" ] && cp "$planted" "$build/python/ringprof/" ;;
+        esac
         planted=""
     fi
 }
