@@ -1,173 +1,454 @@
 #!/usr/bin/env bash
-# Plants known bugs in the core, one at a time, and checks that the tests catch each one. Run it
-# before a release (it is not part of CI: every mutation rebuilds a test program).
+# Plants known one-line bugs, one at a time, in every area (the engine core, stats, signatures,
+# flame, timelines, steps, gauges, strict JSON/UTF-8, merge, CLI, process settings, the Python
+# module) and checks that the tests catch each one.
 #
-#   scripts/mutate.sh            every mutation
-#   scripts/mutate.sh ID...      only these (IDs as listed below)
-#   scripts/mutate.sh --list     the list
+#   scripts/mutate.sh              every mutation (before a release)
+#   scripts/mutate.sh ID...        only these (IDs as --list shows them)
+#   scripts/mutate.sh --sample K   K mutations chosen from the commit (CI): `git rev-parse HEAD`
+#                                  (or $RINGPROF_MUTATE_SEED) picks where the K evenly spaced
+#                                  choices start, so every mutation runs over a few commits
+#   scripts/mutate.sh --list       the list: ID, area, file
 #
-# Each mutation is applied to a scratch copy of the tree ($RINGPROF_MUTATE_DIR, default
-# /tmp/ringprof-mutate; never the working tree), the test programs it affects are rebuilt
-# (ccache makes the unchanged files free) and run, and the file is restored. A mutation is
-# "caught" when a test fails, "SURVIVED" when all pass, and "stale" when its original text is no
-# longer in the file (the code moved on: update the mutation). Exit code: 0 every mutation was
-# caught; 1 one survived or is stale; 2 the unmutated tests do not pass (nothing can be judged).
+# Mutations are planted in place and built in the normal build ($RINGPROF_MUTATE_BUILD, default
+# $RINGPROF_BUILD_ROOT/release as scripts/dev.sh builds it, else build/release; the `release`
+# preset, configured here if it is missing): only the test programs a
+# mutation names are rebuilt, so a warm build pays one compile and a few links per mutation, with
+# or without ccache. The file is put back byte for byte after each mutation, and on an interrupt
+# too (trap); at the end the programs are rebuilt from the unmutated sources, so the build is left
+# as a normal build leaves it. A mutation is "caught" when a test fails (or the mutant does not
+# compile), "SURVIVED" when all pass, and "stale" when its original text is no longer in the file
+# (the code moved on: update the mutation). Exit code: 0 every mutation was caught; 1 one survived
+# or is stale; 2 the unmutated tests do not pass, or the build failed (nothing can be judged).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-scratch=${RINGPROF_MUTATE_DIR:-/tmp/ringprof-mutate}
-jobs=${RINGPROF_JOBS:-2}
-deadline=${RINGPROF_MUTATE_TEST_SECONDS:-600}
+build=${RINGPROF_MUTATE_BUILD:-"${RINGPROF_BUILD_ROOT:-$here/build}/release"}
+jobs=${RINGPROF_JOBS:-$(nproc)}
+deadline=${RINGPROF_MUTATE_TEST_SECONDS:-300}
+log_dir="$build/mutate"
 
-ids=() files=() originals=() replacements=() targets=() filters=()
-# mutation ID FILE ORIGINAL REPLACEMENT "TARGETS" GTEST_FILTER
-# ORIGINAL is exact text (every occurrence in FILE is replaced); TARGETS are the test programs
-# (ringprof_<area>_tests) that must catch it.
+ids=() areas=() files=() originals=() replacements=() targets=() filters=()
+# mutation ID AREA FILE ORIGINAL REPLACEMENT "TARGETS" FILTER
+# ORIGINAL is exact text (every occurrence in FILE is replaced). TARGETS are what catches it:
+# ringprof_<area>_tests programs (run with the GoogleTest FILTER), ringprof_cli (built for the
+# tests that run the tool) and python (the ringprof_python module: tests/python run with pytest,
+# FILTER as its -k expression).
 mutation() {
-    ids+=("$1") files+=("$2") originals+=("$3") replacements+=("$4") targets+=("$5") filters+=("$6")
+    ids+=("$1") areas+=("$2") files+=("$3") originals+=("$4") replacements+=("$5") targets+=("$6") filters+=("$7")
 }
 
+# ---- core: rings, drop accounting, the timer tree, the clock ---------------------------------
 # Ring admission: fits() admits one event more than the ring holds.
-mutation ring_fits_off_by_one sdk/src/engine/ring_room.cpp \
+mutation ring_fits_off_by_one core sdk/src/engine/ring_room.cpp \
     'if (fill > cap) {' 'if (fill > cap + 1) {' \
     ringprof_core_tests 'Ring.*:RingAdmission.*:DropAccounting.*:Session.*'
 # Parallel rule: parallel from 3 threads instead of 2.
-mutation parallel_at_three_threads sdk/src/engine/agg_node.cpp \
+mutation parallel_at_three_threads core sdk/src/engine/agg_node.cpp \
     'n.is_parallel = parallel || threads >= 2;' 'n.is_parallel = parallel || threads >= 3;' \
     ringprof_timers_tests 'ParallelRuleEdge.*'
 # Parallel rule: a merged worker tree is not marked parallel.
-mutation merged_worker_not_parallel sdk/src/engine/agg_node.cpp \
+mutation merged_worker_not_parallel core sdk/src/engine/agg_node.cpp \
     'parallel = parallel || parallel_flag || other.is_parallel;' 'parallel = parallel || other.is_parallel;' \
     ringprof_timers_tests 'ParallelRuleEdge.*:MlAgentsScenario.*'
 # Parallel rule: merge-timers does not mark merged files parallel.
-mutation merge_timers_not_parallel sdk/src/timers/timer_tree.cpp \
+mutation merge_timers_not_parallel core sdk/src/timers/timer_tree.cpp \
     'is_parallel = is_parallel || parallel || other.is_parallel;' 'is_parallel = is_parallel || other.is_parallel;' \
     "ringprof_timers_tests ringprof_cli" 'MergeTimersCli.*'
 # Self time: not clamped at zero under parallel children.
-mutation self_not_clamped sdk/src/timers/timer_tree.cpp \
+mutation self_not_clamped core sdk/src/timers/timer_tree.cpp \
     'return std::max(0.0, total - children_total);' 'return total - children_total;' \
     ringprof_timers_tests 'SelfTime.*'
 # Total: a node keeps only its last call's time.
-mutation total_keeps_last_call sdk/src/engine/call_tree.hpp \
+mutation total_keeps_last_call core sdk/src/engine/call_tree.hpp \
     'n.total_ticks += ticks;' 'n.total_ticks = ticks;' \
     ringprof_timers_tests 'MarkerCost.*:ClockConversion.*'
 # Count: a thread's node counts one call however many ran.
-mutation count_stuck_at_one sdk/src/engine/call_tree.hpp \
+mutation count_stuck_at_one core sdk/src/engine/call_tree.hpp \
     '++n.count;' 'n.count = 1;' \
     ringprof_timers_tests 'MlAgentsScenario.*:ParallelRuleEdge.*'
 # Count: the process tree keeps only the last thread's calls.
-mutation count_of_last_thread sdk/src/engine/agg_node.cpp \
+mutation count_of_last_thread core sdk/src/engine/agg_node.cpp \
     'count += calls;' 'count = calls;' \
     ringprof_timers_tests 'ParallelRuleEdge.*'
 # Drop accounting: a refused scope is not counted.
-mutation refusal_not_counted sdk/include/ringprof/detail/ring.hpp \
-    'dropped_.store(dropped_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);' \
-    'dropped_.store(dropped_.load(std::memory_order_relaxed), std::memory_order_relaxed);' \
+mutation refusal_not_counted core sdk/include/ringprof/detail/ring.hpp \
+    'add(dropped_, 1);' 'add(dropped_, 0);' \
     ringprof_core_tests 'DropAccounting.*:Session.*'
 # Drop accounting: drops of exited threads are forgotten.
-mutation exited_thread_drops_forgotten sdk/src/engine/drainer.cpp \
-    'retired_dropped_ += track.dropped();' '(void)track.dropped();' \
+mutation exited_thread_drops_forgotten core sdk/src/engine/drainer.cpp \
+    'retired_counts_ += track.counts();' '(void)track.counts();' \
     ringprof_core_tests 'DropAccounting.*'
 # Drop accounting: drops of live threads are left out of the total.
-mutation live_thread_drops_left_out sdk/src/engine/drainer.cpp \
-    'snapshot.dropped += t.dropped;' \
-    '(void)t.dropped;' \
+mutation live_thread_drops_left_out core sdk/src/engine/drainer.cpp \
+    'for (const ThreadInfo& t : snapshot.threads) add_ring_counts(totals, t);' \
+    'for (const ThreadInfo& t : snapshot.threads) (void)t;' \
     ringprof_core_tests 'DropAccounting.*:Session.*'
 # Timeline backpressure: a range writes all its spans however little room the writer's queue has.
-mutation range_ignores_queue_room sdk/src/engine/drainer.cpp \
+mutation range_ignores_queue_room core sdk/src/engine/drainer.cpp \
     'const std::uint64_t split = head - tail <= fits ? head : tail + fits;' 'const std::uint64_t split = head;' \
     ringprof_timeline_tests 'TimelineWriter.*'
 # Clock conversion: ticks divided by the rate instead of multiplied.
-mutation ticks_divided_by_rate sdk/src/engine/clock_calibration.hpp \
+mutation ticks_divided_by_rate core sdk/src/engine/clock_calibration.hpp \
     'return static_cast<double>(ticks) * ns_per_tick();' 'return static_cast<double>(ticks) / ns_per_tick();' \
     ringprof_timers_tests 'ClockConversion.*'
 # Clock conversion: the calibrated rate is off by a factor of two.
-mutation rate_halved sdk/src/engine/clock_calibration.cpp \
+mutation rate_halved core sdk/src/engine/clock_calibration.cpp \
     'static_cast<double>(now.mono_ns - start_mono_ns_) /' '0.5 * static_cast<double>(now.mono_ns - start_mono_ns_) /' \
     ringprof_timers_tests 'ClockConversion.*'
 # Clock conversion: timeline offsets use a rate of 1 ns per tick.
-mutation offsets_ignore_rate sdk/src/engine/clock_calibration.cpp \
-    'std::llround(static_cast<double>(dt) * s.ns_per_tick);' 'std::llround(static_cast<double>(dt));' \
+mutation offsets_ignore_rate core sdk/src/engine/clock_calibration.cpp \
+    'round_half_away(static_cast<double>(dt) * s.ns_per_tick);' 'round_half_away(static_cast<double>(dt));' \
     ringprof_timers_tests 'ClockConversion.*'
 
-if [ "${1:-}" = "--list" ]; then
-    for i in "${!ids[@]}"; do printf '%-32s %s\n' "${ids[$i]}" "${files[$i]}"; done
+# ---- stats: the cProfile-style table ----------------------------------------------------------
+# The header's "in X seconds" adds cumulative times (counting nested time twice).
+mutation stats_total_adds_cumtime stats sdk/src/stats/stats_table.cpp \
+    'total_time += f.counts.tottime;' 'total_time += f.counts.cumtime;' \
+    ringprof_stats_tests 'StatsTable*.*:StatsCli.*:PstatsFile.*'
+# The first percall column divides by primitive calls (a wrong total under recursion).
+mutation stats_percall_by_primitive stats sdk/src/stats/stats_table.cpp \
+    'c.tottime / static_cast<double>(c.ncalls)' 'c.tottime / static_cast<double>(c.primitive_calls)' \
+    ringprof_stats_tests 'StatsTable*.*:ProfileApi.*:PstatsFile.*'
+# --sort calls puts the fewest calls first.
+mutation stats_calls_sort_ascending stats sdk/src/stats/stats_table.cpp \
+    'if (x.ncalls != y.ncalls) return x.ncalls > y.ncalls;' 'if (x.ncalls != y.ncalls) return x.ncalls < y.ncalls;' \
+    ringprof_stats_tests 'StatsTable*.*:StatsSortKeys.*'
+# Stripped file names keep everything after the first slash instead of the last.
+mutation stats_strip_dirs_first_slash stats sdk/src/stats/stats_table.cpp \
+    "const std::size_t slash = file.find_last_of('/');" "const std::size_t slash = file.find_first_of('/');" \
+    ringprof_stats_tests 'StatsTable*.*:StatsCli.*'
+# A recursive call counts as a primitive one (cProfile's 2/1 becomes 2).
+mutation stats_recursion_counted_primitive stats sdk/src/stats/stats_accumulator.cpp \
+    'if (!recursive) {' 'if (true) {' \
+    ringprof_stats_tests 'ProfileApi.*:StatsTable*.*'
+
+# ---- signatures (C++) -------------------------------------------------------------------------
+# The signature key leaves out the recorded values (shape, length): different shapes, one row.
+mutation sig_key_without_values signatures sdk/src/stats/signature_table.cpp \
+    'scratch_.push_back(p.tsc);' '(void)p.tsc;' \
+    ringprof_stats_tests 'SignatureTypes.*:StatsTable*.*'
+# The one-entry cache compares key sizes, not keys: a new signature of the same shape reuses the last row.
+mutation sig_cache_compares_sizes signatures sdk/src/stats/signature_table.cpp \
+    'if (scratch_ == last_key_) return last_id_;' 'if (scratch_.size() == last_key_.size()) return last_id_;' \
+    ringprof_stats_tests 'SignatureTypes.*:StatsTable*.*'
+# A rank-1 shape prints as (n) instead of Python's 1-tuple (n,).
+mutation sig_rank_one_not_a_tuple signatures sdk/src/stats/signature_format.cpp \
+    'if (rank == 1) out += ",";' 'if (rank == 0) out += ",";' \
+    ringprof_stats_tests 'SignatureTypes.*'
+
+# ---- signatures (Python) ----------------------------------------------------------------------
+# The key leaves out an array's dtype: float32 and float64 arrays of one shape become one row.
+mutation py_sig_key_without_dtype signatures python/src/call_signature.cpp \
+    'key.push_back(reinterpret_cast<std::uintptr_t>(a->descr));' 'key.push_back(0);' \
+    python 'signature'
+# The key leaves out an array's last dimension: shapes (2, 3) and (2, 4) become one row.
+mutation py_sig_key_without_last_dim signatures python/src/call_signature.cpp \
+    'for (int d = 0; d < a->nd; ++d) key.push_back' 'for (int d = 0; d + 1 < a->nd; ++d) key.push_back' \
+    python 'signature'
+# A method's self is shown as an argument.
+mutation py_sig_shows_self signatures python/src/call_signature.cpp \
+    'std::strcmp(first, "self") == 0' 'std::strcmp(first, "this") == 0' \
+    python 'signature'
+
+# ---- flame: HTML page, SVG, folded stacks -----------------------------------------------------
+# The SVG tooltip's "% of parent" is taken against the root's total.
+mutation svg_percent_of_root flame sdk/src/flame/svg.cpp \
+    'fixed(100.0 * n.total / f.parent->total, 1)' 'fixed(100.0 * n.total / root.total, 1)' \
+    ringprof_flame_tests 'Svg.*'
+# Folded stacks give each frame its total, not its self time (children counted twice).
+mutation folded_total_not_self flame sdk/src/flame/folded.cpp \
+    'for (const TimerNode& c : node.children) self -= micros(c.total);' '' \
+    ringprof_flame_tests 'Folded.*'
+# A ';' inside a name is kept, splitting the frame in two.
+mutation folded_semicolon_kept flame sdk/src/flame/folded.cpp \
+    "if (c == ';') out += ':';" "if (c == ';') out += ';';" \
+    ringprof_flame_tests 'Folded.*'
+# Children that ran in parallel and add up to more than their parent overflow its width.
+mutation flame_layout_ignores_children flame sdk/src/flame/flame_layout.cpp \
+    'return sum > node.total ? sum : node.total;' 'return node.total;' \
+    ringprof_flame_tests 'Svg.*:Html.*'
+# The page marks no frame parallel.
+mutation html_parallel_flag_lost flame sdk/src/flame/html.cpp \
+    "cols.f += node.is_parallel ? '1' : '0';" "cols.f += '0';" \
+    ringprof_flame_tests 'Html.*'
+
+# ---- timelines: pythontimeline.json, trace.json.gz, filters -----------------------------------
+# RINGPROF_TIMELINE_MAX_DEPTH keeps one level more than asked.
+mutation timeline_depth_filter_off_by_one timelines sdk/src/engine/timeline_writer.cpp \
+    'if (scope && (r.depth >= deepest ||' 'if (scope && (r.depth > deepest ||' \
+    ringprof_timeline_tests 'TimelineFilters.*'
+# pythontimeline spans are stamped from the epoch instead of the file's time base.
+mutation pythontimeline_ts_not_relative timelines backends/pythontimeline_backend.cpp \
+    'append_int(buf_, b - base_us_);' 'append_int(buf_, b);' \
+    ringprof_timeline_tests 'PythonTimeline.*:OneClock.*'
+# A scope inside a step loses its step_num in pythontimeline.
+mutation pythontimeline_scope_step_key timelines backends/pythontimeline_backend.cpp \
+    'buf_ += ", \"args\": {\"step_num\": \"";' 'buf_ += ", \"args\": {\"step\": \"";' \
+    ringprof_timeline_tests 'PythonTimeline.*:Steps.*'
+# Chrome trace durations are the span's end time, not its length.
+mutation chrome_trace_dur_is_end timelines backends/chrome_trace_backend.cpp \
+    'append_us(buf_, static_cast<std::int64_t>(s.end_ns - s.begin_ns));' 'append_ts(s.end_ns);' \
+    ringprof_timeline_tests 'ChromeTrace.*:OneClock.*'
+
+# ---- steps: ringprof steps statistics ---------------------------------------------------------
+# p95 is the 90th percentile.
+mutation steps_p95_is_p90 steps sdk/src/steps/describe.cpp \
+    'd.p95 = linear_quantile(values, 0.95);' 'd.p95 = linear_quantile(values, 0.90);' \
+    "ringprof_steps_tests ringprof_cli" 'StepsSemantics.*:Groupings/StepsSmdebugAnswer.*'
+# The mean divides by one step more than there are.
+mutation steps_mean_one_too_many steps sdk/src/steps/describe.cpp \
+    'd.mean = sum / static_cast<double>(values.size());' 'd.mean = sum / static_cast<double>(values.size() + 1);' \
+    "ringprof_steps_tests ringprof_cli" 'StepsSemantics.*:Groupings/StepsSmdebugAnswer.*'
+# The slowest node of a step is the fastest one.
+mutation steps_slowest_is_fastest steps sdk/src/steps/step_statistics.cpp \
+    'if (span_us(nodes[i].second) > span_us(nodes[slowest].second)) slowest = i;' \
+    'if (span_us(nodes[i].second) < span_us(nodes[slowest].second)) slowest = i;' \
+    "ringprof_steps_tests ringprof_cli" 'StepsStragglers.*'
+# A step exactly at median + k * MAD is an outlier (the rule is strictly above).
+mutation steps_outlier_at_the_bound steps sdk/src/steps/step_statistics.cpp \
+    'st.outlier = st.duration_us > a.step_median_us' 'st.outlier = st.duration_us >= a.step_median_us' \
+    "ringprof_steps_tests ringprof_cli" 'StepsStragglers.*'
+
+# ---- gauges -----------------------------------------------------------------------------------
+# A gauge's minimum tracks the largest value.
+mutation gauge_min_is_max gauges sdk/src/timers/timer_tree.cpp \
+    'min = std::min(min, v);' 'min = std::max(min, v);' \
+    "ringprof_core_tests ringprof_timers_tests" 'Gauge.*:TimersJson.*:MlAgentsScenario.*'
+# A gauge keeps its first value instead of its latest.
+mutation gauge_keeps_first_value gauges sdk/src/timers/timer_tree.cpp \
+    'if (count == 0 || when_ns >= updated_ns) {' 'if (count == 0) {' \
+    "ringprof_core_tests ringprof_timers_tests" 'Gauge.*:TimersJson.*:MlAgentsScenario.*'
+# Merged gauges keep only the other file's count.
+mutation gauge_merge_count_replaced gauges sdk/src/timers/timer_tree.cpp \
+    'count += other.count;' 'count = other.count;' \
+    "ringprof_core_tests ringprof_timers_tests ringprof_cli" 'Gauge.*:TimersJson.*:MergeTimersCli.*'
+# A NaN or infinite value becomes the gauge's value instead of being counted apart.
+mutation gauge_takes_non_finite gauges sdk/src/timers/timer_tree.cpp \
+    'if (!std::isfinite(v)) {' 'if (false) {' \
+    "ringprof_core_tests ringprof_timers_tests ringprof_timeline_tests" 'Gauge.*:TimersReaderShape.*:StrictJson.*'
+
+# ---- strict JSON and UTF-8 --------------------------------------------------------------------
+# Overlong three-byte forms (E0 80..9F) pass as valid.
+mutation utf8_overlong_three_bytes json sdk/src/json/json_text.cpp \
+    'const unsigned char lo = c == 0xE0 ? 0xA0 : 0x80' 'const unsigned char lo = c == 0xE0 ? 0x80 : 0x80' \
+    "ringprof_timeline_tests ringprof_merge_tests" 'StrictUtf8.*:StrictJson.*:JsonPlainAscii.*'
+# UTF-16 surrogates encoded in UTF-8 (ED A0..BF) pass as valid.
+mutation utf8_surrogates json sdk/src/json/json_text.cpp \
+    'hi = c == 0xED ? 0x9F : 0xBF;' 'hi = c == 0xED ? 0xBF : 0xBF;' \
+    "ringprof_timeline_tests ringprof_merge_tests" 'StrictUtf8.*:StrictJson.*:JsonPlainAscii.*'
+# Code points above U+10FFFF (F4 90..BF) pass as valid.
+mutation utf8_above_10ffff json sdk/src/json/json_text.cpp \
+    'hi = c == 0xF4 ? 0x8F : 0xBF;' 'hi = c == 0xF4 ? 0xBF : 0xBF;' \
+    "ringprof_timeline_tests ringprof_merge_tests" 'StrictUtf8.*:StrictJson.*:JsonPlainAscii.*'
+# Overlong two-byte forms (C0, C1) pass as valid.
+mutation utf8_overlong_two_bytes json sdk/src/json/json_text.cpp \
+    'if (c >= 0xC2 && c <= 0xDF)' 'if (c >= 0xC0 && c <= 0xDF)' \
+    "ringprof_timeline_tests ringprof_merge_tests" 'StrictUtf8.*:StrictJson.*:JsonPlainAscii.*'
+# The low half of an escaped surrogate pair loses a bit.
+mutation json_low_surrogate_truncated json sdk/src/json/json_text.cpp \
+    'append_u_escape(o, 0xDC00 + ((cp - 0x10000) & 0x3FF));' 'append_u_escape(o, 0xDC00 + ((cp - 0x10000) & 0x1FF));' \
+    "ringprof_timeline_tests ringprof_merge_tests" 'StrictUtf8.*:StrictJson.*:JsonPlainAscii.*:JsonEscape.*'
+# A float written in exponent form gets ".0" appended (1e-05.0: not JSON).
+mutation json_float_exponent_dot json sdk/src/json/json_text.cpp \
+    'if (out.find_first_of(".e", start) == std::string::npos)' 'if (out.find_first_of(".", start) == std::string::npos)' \
+    "ringprof_core_tests ringprof_timeline_tests" 'PythonFloat.*:TimersJson.*:StrictJson.*'
+
+# ---- merge: ringprof merge --------------------------------------------------------------------
+# An event that starts exactly at --end is left out (the time range is inclusive).
+mutation merge_end_bound_exclusive merge sdk/src/merge/merged_timeline.cpp \
+    'm::compare(range_->second, e.start) < 0' 'm::compare(range_->second, e.start) <= 0' \
+    ringprof_merge_tests 'MergeRangeBounds.*:MergeRanges.*'
+# An event that ends exactly at --start is left out (the time range is inclusive).
+mutation merge_start_bound_exclusive merge sdk/src/merge/merged_timeline.cpp \
+    'm::compare(end, range_->first) < 0' 'm::compare(end, range_->first) <= 0' \
+    ringprof_merge_tests 'MergeRangeBounds.*:MergeRanges.*'
+# --unit step includes events that start exactly when the end step starts ([start, end) becomes [start, end]).
+mutation merge_step_end_inclusive merge sdk/src/merge/trace_selection.cpp \
+    'return TimeRange(*steps.start_of_first, subtract(*steps.start_of_second, TraceNumber::integer(1)));' \
+    'return TimeRange(*steps.start_of_first, *steps.start_of_second);' \
+    ringprof_merge_tests 'MergeRangeBounds.*:MergeRanges.*'
+# --start equal to --end (one instant) is refused.
+mutation merge_empty_time_range_refused merge sdk/src/merge/trace_selection.cpp \
+    'if (unit == MergeUnit::time && request->second < request->first) {' \
+    'if (unit == MergeUnit::time && request->second <= request->first) {' \
+    "ringprof_merge_tests ringprof_cli" 'MergeRangeBounds.*:MergeRanges.*:MergeCli.*'
+# Every phase gets the same process id: two training phases become one track group.
+mutation merge_phases_share_a_pid merge sdk/src/merge/track_numbering.cpp \
+    'pid = next_in_range[r]++;' 'pid = next_in_range[r];' \
+    ringprof_merge_tests 'TrackNumbering.*:MergeTrackNumbers.*'
+
+# ---- CLI --------------------------------------------------------------------------------------
+# --option=value passes "=value" on.
+mutation cli_equals_value_keeps_sign cli tools/arguments.cpp \
+    'value_ = arg.substr(equals + 1);' 'value_ = arg.substr(equals);' \
+    "ringprof_cli_tests ringprof_cli" '*'
+# ringprof stats --full-paths still strips directories.
+mutation cli_full_paths_ignored cli tools/cmd_stats.cpp \
+    'options.strip_dirs = false;' 'options.strip_dirs = true;' \
+    "ringprof_stats_tests ringprof_cli" 'StatsCli.*'
+# ringprof flame -o x.svg writes the HTML page.
+mutation cli_flame_svg_by_extension cli tools/cmd_flame.cpp \
+    'format = ends_with(output, ".svg") ? "svg"' 'format = ends_with(output, ".svgz") ? "svg"' \
+    "ringprof_flame_tests ringprof_cli" 'Cli.*:CliForms*'
+# ringprof steps --outlier-k takes a negative number.
+mutation cli_outlier_k_negative cli tools/cmd_steps.cpp \
+    '!std::isfinite(k) || k < 0)' '!std::isfinite(k) || k < -1)' \
+    "ringprof_steps_tests ringprof_cli_tests ringprof_cli" 'StepsCli.*:Cli/EveryValueOption.*'
+
+# ---- process: settings ------------------------------------------------------------------------
+# A setting is refused at its documented minimum.
+mutation setting_refused_at_minimum settings sdk/src/process/env_settings.cpp \
+    'if (!valid || n < min || n > max) {' 'if (!valid || n <= min || n > max) {' \
+    ringprof_life_tests 'SettingsBounds.*:Settings.*'
+# A setting is refused at its documented maximum.
+mutation setting_refused_at_maximum settings sdk/src/process/env_settings.cpp \
+    'if (!valid || n < min || n > max) {' 'if (!valid || n < min || n >= max) {' \
+    ringprof_life_tests 'SettingsBounds.*:Settings.*'
+# RINGPROF_RING_BYTES's minimum differs from the one the README documents.
+mutation setting_ring_bytes_minimum settings sdk/src/process/numeric_settings.hpp \
+    '{"RINGPROF_RING_BYTES", 1024,' '{"RINGPROF_RING_BYTES", 2048,' \
+    ringprof_life_tests 'SettingsBounds.*'
+# RINGPROF_TIMELINE_MIN_NS is read but not applied.
+mutation setting_timeline_min_ns_unused settings sdk/src/process/config.cpp \
+    'c.timeline_min_ns = *v;' '(void)*v;' \
+    "ringprof_life_tests ringprof_timeline_tests" 'SettingsBounds.*:Settings.*:TimelineFilters.*'
+
+# ---- the Python module ------------------------------------------------------------------------
+# Profile(builtins=False) still records built-in calls.
+mutation py_builtins_setting_ignored python python/src/profile_hook.cpp \
+    'if (g_hook.active && g_hook.builtins && (state->hidden_frame' 'if (g_hook.active && (state->hidden_frame' \
+    python 'every_builtins_setting'
+# getstats() reports no recursive calls (accelerate's reccallcount).
+mutation py_getstats_reccallcount python python/ringprof/_profile.py \
+    'entries.append(ProfilerEntry(code, c["ncalls"], c["ncalls"] - c["primitive_calls"],' \
+    'entries.append(ProfilerEntry(code, c["ncalls"], 0,' \
+    python 'getstats'
+# .stats (what pstats reads) swaps primitive and total calls.
+mutation py_pstats_calls_swapped python python/ringprof/_profile.py \
+    'entry = (c["primitive_calls"], c["ncalls"], c["tottime"], c["cumtime"])' \
+    'entry = (c["ncalls"], c["primitive_calls"], c["tottime"], c["cumtime"])' \
+    python 'pstats or cprofile_layout'
+
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+list=0 sample=0 selected=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --list) list=1 ;;
+        --sample) [ $# -ge 2 ] && [[ $2 =~ ^[1-9][0-9]*$ ]] || usage; sample=$2; shift ;;
+        -h|--help) usage ;;
+        -*) usage ;;
+        *) printf '%s\n' "${ids[@]}" | grep -qxF -- "$1" || { echo "mutate: no mutation named '$1' (see --list)" >&2; exit 2; }
+           selected+=("$1") ;;
+    esac
+    shift
+done
+if [ $list -eq 1 ]; then
+    for i in "${!ids[@]}"; do printf '%-34s %-10s %s\n' "${ids[$i]}" "${areas[$i]}" "${files[$i]}"; done
     exit 0
 fi
-selected=("$@")
+if [ "$sample" -gt 0 ]; then
+    # Evenly spaced over the list (so over the areas), starting where the commit says.
+    seed=${RINGPROF_MUTATE_SEED:-$(git -C "$here" rev-parse HEAD 2>/dev/null || echo "not a git checkout")}
+    start=$(( 0x$(printf '%s' "$seed" | sha256sum | cut -c1-7) % ${#ids[@]} ))
+    [ "$sample" -gt ${#ids[@]} ] && sample=${#ids[@]}
+    for ((j = 0; j < sample; j++)); do selected+=("${ids[$(( (start + j * ${#ids[@]} / sample) % ${#ids[@]} ))]}"); done
+    echo "== sample of $sample from ${#ids[@]} mutations (seed ${seed:0:12}): ${selected[*]}"
+fi
 is_selected() {
     [ ${#selected[@]} -eq 0 ] && return 0
     local s
     for s in "${selected[@]}"; do [ "$s" = "$1" ] && return 0; done
     return 1
 }
-for s in "${selected[@]}"; do
-    printf '%s\n' "${ids[@]}" | grep -qxF -- "$s" || { echo "mutate: no mutation named '$s' (see --list)" >&2; exit 2; }
-done
+chosen=()
+for i in "${!ids[@]}"; do is_selected "${ids[$i]}" && chosen+=("$i"); done
 
-# The scratch tree mirrors the worktree's depth (…/tree/build/mutate) so ccache, with paths made
-# relative, finds the objects of a normal build.
-tree="$scratch/tree"
-build="$tree/build/mutate"
-stage="$scratch/stage"
-rm -rf "$stage"
-mkdir -p "$tree" "$stage"
-(cd "$here" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | (cd "$stage" && tar -xf -)
-# Only files that differ are copied (with a new time), so make rebuilds only what changed; the
-# files mutations touch are always touched, so no object built from a mutant survives a run that
-# was interrupted, or restored a file to an older time.
-(cd "$stage" && find . -type f -print0) | while IFS= read -r -d '' f; do
-    cmp -s "$stage/$f" "$tree/$f" || { mkdir -p "$(dirname "$tree/$f")" && cp "$stage/$f" "$tree/$f"; }
-done
-for f in "${files[@]}"; do [ -f "$tree/$f" ] && touch "$tree/$f"; done
-export CCACHE_BASEDIR=/ CCACHE_NOHASHDIR=1
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-cmake -S "$tree" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRINGPROF_BUILD_TESTS=ON -DRINGPROF_BUILD_TOOLS=ON -DRINGPROF_BUILD_BENCH=OFF \
-    -DRINGPROF_BUILD_EXAMPLES=OFF "${launcher[@]}" >/dev/null
+if [ ! -f "$build/CMakeCache.txt" ]; then
+    echo "== configuring $build (preset release)"
+    cmake -S "$here" --preset release -B "$build" >/dev/null
+fi
+grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$here" "$build/CMakeCache.txt" ||
+    { echo "mutate: $build is the build of another source tree" >&2; exit 2; }
+mkdir -p "$log_dir"
+# The interpreter the module was built for (the release preset's /usr/bin/python3).
+python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+
+# The file being mutated and its saved copy: put back on any exit, interrupt included.
+planted="" saved="$log_dir/original"
+put_back() {
+    if [ -n "$planted" ]; then
+        cat "$saved" >"$planted"  # a new time: make rebuilds the original over the mutant's objects
+        case $planted in
+            "$here"/python/ringprof/*) [ -d "$build/python/ringprof" ] && cp "$planted" "$build/python/ringprof/" ;;
+        esac
+        planted=""
+    fi
+}
+trap put_back EXIT
+trap 'put_back; exit 130' INT TERM
 
 build_targets() {  # targets... ; quiet unless it fails
-    local log="$scratch/build.log"
-    if ! cmake --build "$build" -j "$jobs" --target "$@" >"$log" 2>&1; then
-        return 1
+    local t wanted=()
+    for t in "$@"; do [ "$t" = python ] && wanted+=(ringprof_python) || wanted+=("$t"); done
+    cmake --build "$build" -j "$jobs" --target "${wanted[@]}" >"$log_dir/build.log" 2>&1 || return 1
+    # The build tree's Python package copies its .py files only when the extension links.
+    if [[ " $* " == *" python "* ]]; then
+        cp "$here"/python/ringprof/*.py "$build/python/ringprof/"
     fi
 }
 
 run_tests() {  # targets filter -> 0 all passed
-    local t status=0
+    local t
     for t in $1; do
-        [ "$t" = ringprof_cli ] && continue
-        timeout "$deadline" "$build/tests/$t" --gtest_filter="$2" >"$scratch/test.log" 2>&1 || status=1
-        [ $status -ne 0 ] && break
+        case $t in
+            ringprof_cli) continue ;;
+            python)
+                (cd "$log_dir" && PYTHONPATH="$build/python" timeout "$deadline" "${python:-python3}" -m pytest -q -x \
+                    -p no:cacheprovider "$here/tests/python" -k "$2") >"$log_dir/test.log" 2>&1 || return 1 ;;
+            *)
+                { (cd "$log_dir" && timeout "$deadline" "$build/tests/$t" --gtest_filter="$2") \
+                    >"$log_dir/test.log" 2>&1; } 2>/dev/null || return 1 ;;
+        esac
     done
-    return $status
 }
 
-# The unmutated tree must pass what each mutation runs, or "caught" would mean nothing.
-all_targets=$(printf '%s\n' "${targets[@]}" | tr ' ' '\n' | sort -u | tr '\n' ' ')
-echo "== building the unmutated test programs in $build"
-build_targets $all_targets || { cat "$scratch/build.log" >&2; echo "mutate: the unmutated tree does not build" >&2; exit 2; }
-for i in "${!ids[@]}"; do
-    is_selected "${ids[$i]}" || continue
+first_failure() {
+    grep -m1 -oE '\[  FAILED  \] [^ ]+|^(FAILED|ERROR) [^ ]+' "$log_dir/test.log" | sed 's/\[  FAILED  \] //; s/^[A-Z]* .*:://' ||
+        echo 'timeout or crash'
+}
+
+started=$SECONDS
+# The unmutated build must pass what each mutation runs, or "caught" would mean nothing.
+all_targets=$(for i in "${chosen[@]}"; do echo "${targets[$i]}"; done | tr ' ' '\n' | sort -u | tr '\n' ' ')
+echo "== building the unmutated test programs in $build: $all_targets"
+build_targets $all_targets || { cat "$log_dir/build.log" >&2; echo "mutate: the unmutated tree does not build" >&2; exit 2; }
+declare -A baseline_done
+for i in "${chosen[@]}"; do
+    [ -n "${baseline_done["${targets[$i]}|${filters[$i]}"]:-}" ] && continue
+    baseline_done["${targets[$i]}|${filters[$i]}"]=1
     if ! run_tests "${targets[$i]}" "${filters[$i]}"; then
-        cat "$scratch/test.log" >&2
+        cat "$log_dir/test.log" >&2
         echo "mutate: unmutated tests fail (${targets[$i]} ${filters[$i]}): fix them first" >&2
         exit 2
     fi
 done
 
+declare -A area_caught area_total
 caught=0 survived=0 stale=0
-for i in "${!ids[@]}"; do
-    is_selected "${ids[$i]}" || continue
-    id=${ids[$i]} file="$tree/${files[$i]}"
+for i in "${chosen[@]}"; do
+    id=${ids[$i]} area=${areas[$i]} file="$here/${files[$i]}"
+    area_total[$area]=$(( ${area_total[$area]:-0} + 1 ))
     occurrences=0
     [ -f "$file" ] && occurrences=$(grep -cF -- "${originals[$i]}" "$file" || true)
     if [ "$occurrences" -eq 0 ]; then
-        printf '%-32s stale (original text no longer in %s, or the file is gone)\n' "$id" "${files[$i]}"
+        printf '%-34s stale (original text no longer in %s, or the file is gone)\n' "$id" "${files[$i]}"
         stale=$((stale + 1))
         continue
     fi
-    cp "$file" "$scratch/original"
+    t0=$SECONDS
+    cp "$file" "$saved"
+    planted=$file
     ORIGINAL=${originals[$i]} REPLACEMENT=${replacements[$i]} \
         perl -0777 -i -pe 'BEGIN { $o = $ENV{ORIGINAL}; $r = $ENV{REPLACEMENT} } s/\Q$o\E/$r/g' "$file"
     if ! build_targets ${targets[$i]}; then
@@ -175,14 +456,21 @@ for i in "${!ids[@]}"; do
     elif run_tests "${targets[$i]}" "${filters[$i]}"; then
         verdict="SURVIVED"
     else
-        verdict="caught ($(grep -m1 -oE '\[  FAILED  \] [^ ]+' "$scratch/test.log" | sed 's/\[  FAILED  \] //' || echo 'timeout or crash'))"
+        verdict="caught ($(first_failure))"
     fi
-    cat "$scratch/original" >"$file"  # new mtime: the next build recompiles the original (ccache hits)
+    put_back
     case $verdict in
-        caught*) caught=$((caught + 1)) ;;
+        caught*) caught=$((caught + 1)); area_caught[$area]=$(( ${area_caught[$area]:-0} + 1 )) ;;
         *) survived=$((survived + 1)) ;;
     esac
-    printf '%-32s %s  [%s: %s x%s]\n' "$id" "$verdict" "${files[$i]}" "${originals[$i]}" "$occurrences"
+    printf '%-34s %-10s %s  [%s s]\n' "$id" "$area" "$verdict" "$((SECONDS - t0))"
 done
-echo "== mutations: $caught caught, $survived survived, $stale stale"
+
+# Back to the unmutated programs, so the build is what a normal build leaves.
+echo "== rebuilding the unmutated test programs"
+build_targets $all_targets || { cat "$log_dir/build.log" >&2; echo "mutate: the unmutated tree does not rebuild" >&2; exit 2; }
+for area in $(printf '%s\n' "${!area_total[@]}" | sort); do
+    printf '   %-10s %s of %s caught\n' "$area" "${area_caught[$area]:-0}" "${area_total[$area]}"
+done
+echo "== mutations: $caught caught, $survived survived, $stale stale ($((SECONDS - started)) s)"
 [ $survived -eq 0 ] && [ $stale -eq 0 ]

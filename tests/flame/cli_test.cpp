@@ -87,6 +87,21 @@ TEST_P(CliForms, WritesEveryFormatFromATimersFile) {
 INSTANTIATE_TEST_SUITE_P(BothMlAgentsForms, CliForms,
                          ::testing::Values("training_timers_dict.json", "training_timers_list.json"));
 
+// Without --format, the output's extension chooses: .svg an SVG, .txt and .folded folded stacks,
+// anything else the HTML page. Each file is told apart by what it starts with.
+TEST(Cli, TheOutputsExtensionChoosesItsFormatWhenNoFormatIsGiven) {
+    const std::string input = fixture("training_timers_dict.json");
+    const std::pair<const char*, const char*> cases[] = {
+        {"by_ext.svg", "<?xml"}, {"by_ext.txt", "root"}, {"by_ext.folded", "root"}, {"by_ext.html", "<!DOCTYPE html>"},
+        {"by_ext.page", "<!DOCTYPE html>"}};
+    for (const auto& [name, start] : cases) {
+        const ToolRun r = run_tool("'" + input + "' -o " + name);
+        ASSERT_EQ(r.code, 0) << name << ": " << r.err;
+        const std::string text = flame_test::read_text(work_dir() + "/" + name);
+        EXPECT_EQ(text.rfind(start, 0), 0u) << name << " starts with: " << text.substr(0, 40);
+    }
+}
+
 TEST(Cli, ReadsACompressedChromeTrace) {
     const std::string trace = work_dir() + "/run.trace.json.gz";
     const std::string text = R"({"traceEvents": [

@@ -117,7 +117,7 @@ def test_signatures_name_each_kind_of_argument_and_tell_apart_shapes_and_subclas
     assert rows["scenario.py:9(mixed(i:int, items:list, a:ndarray(dtype=float64, shape=(4,)), " + tail] == "1"
 
 
-def test_signatures_read_every_argument_kind_a_closure_captures_and_leave_out_self(tmp_path):
+def test_signatures_read_the_arguments_a_closure_captures(tmp_path):
     # No NumPy: every interpreter the package builds for reads arguments from its own frame layout.
     r = run_scenario(tmp_path, """
         import json
@@ -125,24 +125,45 @@ def test_signatures_read_every_argument_kind_a_closure_captures_and_leave_out_se
 
         def captured(v, *, k):             # v and k live in cells: the closure below reads them
             return (lambda: (v, k))()
-        class Model:
-            def step(self, batch):
-                pass
 
         p = ringprof.Profile()
         p.enable()
         captured(7, k=1.5)
         captured("seven", k=None)
-        Model().step([1])
-        Model().step((1,))
         p.disable()
         print(json.dumps(p.stats_table()))
     """).result()
     _, _, rows = parse_table(r)
     assert rows["scenario.py:5(captured(v:int, k:float))"] == "1"
     assert rows["scenario.py:5(captured(v:str, k:NoneType))"] == "1"
-    assert rows["scenario.py:8(step(batch:list))"] == "1"
-    assert rows["scenario.py:8(step(batch:tuple))"] == "1"
+
+
+def test_a_methods_self_or_cls_is_left_out_of_its_signature_and_other_first_arguments_are_kept(tmp_path):
+    r = run_scenario(tmp_path, """
+        import json
+        import ringprof
+
+        class Model:
+            def step(self, x):
+                pass
+            @classmethod
+            def build(cls, name):
+                pass
+
+        def plain(this, x):
+            pass
+
+        p = ringprof.Profile()
+        p.enable()
+        Model().step(1)
+        Model.build("m")
+        plain(Model(), 2.0)
+        p.disable()
+        print(json.dumps(p.stats_table()))
+    """).result()
+    _, _, rows = parse_table(r)
+    signatures = sorted(re.sub(r"^scenario\.py:\d+\(", "", name)[:-1] for name in rows if name.startswith("scenario.py:"))
+    assert signatures == ["build(name:str)", "plain(this:Model, x:float)", "step(x:int)"], rows
 
 
 def test_profiled_calls_nest_with_scopes_and_cpp_kernels_and_builtins_can_be_left_out(tmp_path, kernels):
@@ -230,6 +251,7 @@ def test_profile_errors_are_python_exceptions(tmp_path):
 
 
 def test_each_signature_component_alone_makes_a_row_and_no_change_makes_one(tmp_path):
+    require_module("numpy")
     # One case per component of a Python signature: the base call, then a call that changes that
     # component alone (or nothing); each case in a Profile of its own, read back from its table.
     r = run_scenario(tmp_path, """

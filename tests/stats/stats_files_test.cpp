@@ -131,6 +131,29 @@ TEST(StatsCli, PrintsTheSavedProfileWithSortAndLimit) {
     EXPECT_NE(r.output.find("List reduced from 5 to 2"), std::string::npos);
 }
 
+// Directories are stripped by default (pstats' strip_dirs()); --full-paths prints each file as
+// it was recorded, so a row's file keeps the directories the default leaves out.
+TEST(StatsCli, FullPathsPrintsTheRecordedPathsTheDefaultStripsToTheirLastComponent) {
+    ringprof::testing::TempDir dir;
+    const auto rows = record_scenario(dir);
+    const std::string path = (dir.path() / "test_stats.json").string();
+    std::string recorded_dir;
+    for (const auto& f : rows) {
+        if (f.file.find('/') != std::string::npos) recorded_dir = f.file.substr(0, f.file.rfind('/') + 1);
+    }
+    ASSERT_FALSE(recorded_dir.empty()) << "the scenario records no file with a directory";
+    ringprof::StatsTableOptions o;
+    o.source = path;
+    o.strip_dirs = false;
+    const ToolRun full = run_tool("stats " + path + " --full-paths");
+    EXPECT_EQ(full.status, 0) << full.output;
+    EXPECT_EQ(full.output, ringprof::stats_table(rows, o));
+    EXPECT_NE(full.output.find(recorded_dir), std::string::npos) << full.output;
+    const ToolRun stripped = run_tool("stats " + path);
+    EXPECT_EQ(stripped.status, 0) << stripped.output;
+    EXPECT_EQ(stripped.output.find(recorded_dir), std::string::npos) << stripped.output;
+}
+
 TEST(StatsCli, ErrorsNameTheFileAndTheProblem) {
     ringprof::testing::TempDir dir;
     const std::string missing = (dir.path() / "nope.json").string();
