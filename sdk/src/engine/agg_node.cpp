@@ -1,6 +1,6 @@
 #include "engine/agg_node.hpp"
 
-#include "timers/children_by_name.hpp"
+#include "tree/children_by_name.hpp"
 
 namespace ringprof::detail {
 

@@ -1,7 +1,7 @@
 #include <unordered_map>
 
 #include "flame/profile_from_trace.hpp"
-#include "timers/children_by_name.hpp"
+#include "tree/children_by_name.hpp"
 
 namespace ringprof::detail {
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "timers/children_by_name.hpp"
+#include "tree/children_by_name.hpp"
 #include "trace/byte_source.hpp"
 #include "trace/trace_reader.hpp"
 

@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "ringprof/timer_tree.hpp"
-#include "timers/children_by_name.hpp"
+#include "tree/children_by_name.hpp"
 
 namespace ringprof {
 
