@@ -1,8 +1,8 @@
 # The library's layers: one folder each, and the layers whose headers it may include. This file is
 # the one place the rule is written: sdk/CMakeLists.txt builds a target per layer from it, and the
-# test suite (tests/layers/check_includes.cmake) reads it to refuse any `#include "..."` in sdk/src,
-# backends/ or tools/ that reaches a layer not named here. A layer names only layers listed above
-# it, so the graph has no cycle by construction.
+# test suite (tests/layers/check_includes.cmake) reads it to refuse any `#include "..."` in
+# sdk/src, backends/, tools/ or python/ that reaches a layer not named here. A layer names only
+# layers listed above it, so the graph has no cycle by construction.
 #
 #   ringprof_layer(<name> [DIR <folder, from the project's root>] [USES <layer>...] [PROGRAM])
 #
@@ -13,8 +13,9 @@
 # Two stacks meet in the library. The offline one, under the ringprof tool's subcommands: readers
 # of JSON and trace files at the bottom, then the trees, statistics, flame graphs, merge and
 # steps built on them. The live one, under PROF_SCOPE: the process's settings, files and fork
-# safety, the built-in backends (which speak only the public Backend interface), then the engine,
-# which records, drains and aggregates and owns the session that starts those backends.
+# safety, then the engine, which records, drains and aggregates, then the built-in backends. The
+# session (in the engine) starts them through a declaration of its own (engine/builtin_backends.hpp)
+# that backends/ defines, so no engine file includes a backend.
 
 # Shared bottom: pieces both stacks use.
 ringprof_layer(tree)                                  # child lookups shared by every tree type
@@ -30,8 +31,9 @@ ringprof_layer(merge USES json process trace)         # ringprof merge
 ringprof_layer(steps USES json trace merge)           # ringprof steps
 
 # The live stack.
-ringprof_layer(backends DIR backends USES process)    # the built-in outputs
-ringprof_layer(engine USES tree json process backends)
+ringprof_layer(engine USES tree json process)         # rings, drainer, aggregates, the session
+ringprof_layer(backends DIR backends USES process engine)  # the built-in outputs
 
-# The command-line tool: public API only.
+# Programs on the public API only: the command-line tool and the Python module.
 ringprof_layer(tools DIR tools PROGRAM)
+ringprof_layer(python DIR python PROGRAM)

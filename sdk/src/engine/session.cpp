@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "process/abandoned.hpp"
-#include "backends/builtin_backends.hpp"
+#include "engine/builtin_backends.hpp"
 #include "engine/drop_report.hpp"
 #include "engine/internal_failures.hpp"
 #include "json/json_text.hpp"
