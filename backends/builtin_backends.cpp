@@ -1,4 +1,4 @@
-#include "builtin_backends.hpp"
+#include "engine/builtin_backends.hpp"
 
 #include <cstdio>
 #include <functional>

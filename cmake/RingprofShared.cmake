@@ -2,7 +2,7 @@
 # several modules record: a Python interpreter with the ringprof module and a user's C++
 # extension, a program with plugins. Every module linking it shares one engine (one session,
 # drainer and set of rings); two static copies in one process would be two engines.
-# It is the static archive taken whole, so there is one list of sources (globbed in sdk/).
+# It is the static archive taken whole, so there is one list of sources (the layers, sdk/layers.cmake).
 # CMake wants a source of the target's own: an empty one, written here.
 file(WRITE ${PROJECT_BINARY_DIR}/ringprof_shared_library.cpp
      "// libringprof.so: every object comes from the static archive (cmake/RingprofShared.cmake)\n")

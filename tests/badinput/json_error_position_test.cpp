@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "trace/json_error_position.hpp"
+#include "json/json_error_position.hpp"
 
 namespace {
 

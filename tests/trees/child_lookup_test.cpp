@@ -18,7 +18,7 @@
 #include "ringprof/timer_tree.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
-#include "timers/child_index.hpp"
+#include "tree/child_index.hpp"
 #include "timers_only_config.hpp"
 
 namespace ringprof {

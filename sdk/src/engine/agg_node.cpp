@@ -1,7 +1,7 @@
 #include "engine/agg_node.hpp"
 
-#include "timers/children_by_name.hpp"
-#include "timers/parallel_rule.hpp"
+#include "tree/children_by_name.hpp"
+#include "tree/parallel_rule.hpp"
 
 namespace ringprof::detail {
 

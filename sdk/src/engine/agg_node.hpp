@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ringprof/timer_tree.hpp"
-#include "timers/child_index.hpp"
+#include "tree/child_index.hpp"
 
 namespace ringprof::detail {
 

@@ -15,7 +15,7 @@
 #include "engine/clock_calibration.hpp"
 #include "ringprof/backend.hpp"
 #include "ringprof/timer_tree.hpp"
-#include "stats/stats_state.hpp"
+#include "engine/stats_state.hpp"
 #include "engine/thread_track.hpp"
 #include "engine/timeline_records.hpp"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/timeline_records.hpp"
-#include "timers/child_index.hpp"
+#include "tree/child_index.hpp"
 #include "ringprof/site.hpp"
 
 namespace ringprof::detail {

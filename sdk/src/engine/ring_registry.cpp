@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-#include "engine/abandoned.hpp"
+#include "process/abandoned.hpp"
 #include "engine/ring_room.hpp"
 #include "ringprof/detail/recorder.hpp"
 

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include "process/numeric_settings.hpp"  // kMaxRingBytes
 #include "ringprof/config.hpp"
 #include "ringprof/detail/ring.hpp"
 #include "ringprof/site.hpp"
@@ -24,7 +25,6 @@ namespace ringprof::detail {
 constexpr std::uint64_t kFirstSegmentBytes = std::uint64_t{16} << 10;
 // ~2 ms of full-speed nested scopes on this machine (bench_pipeline): a scheduler time slice.
 constexpr std::uint64_t kHotSegmentBytes = std::uint64_t{4} << 20;
-constexpr std::uint64_t kMaxRingBytes = std::uint64_t{1} << 30;
 
 // Events of a ring of at most `bytes` (a power of two, at least 64), clamped to kMaxRingBytes.
 std::uint64_t ring_events_for_bytes(std::uint64_t bytes) noexcept;

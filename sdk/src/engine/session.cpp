@@ -9,8 +9,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "engine/abandoned.hpp"
-#include "builtin_backends.hpp"
+#include "process/abandoned.hpp"
+#include "engine/builtin_backends.hpp"
 #include "engine/drop_report.hpp"
 #include "engine/internal_failures.hpp"
 #include "json/json_text.hpp"

@@ -1,8 +1,8 @@
 #include <unordered_map>
 
 #include "flame/profile_from_trace.hpp"
-#include "timers/children_by_name.hpp"
-#include "timers/parallel_rule.hpp"
+#include "tree/children_by_name.hpp"
+#include "tree/parallel_rule.hpp"
 
 namespace ringprof::detail {
 

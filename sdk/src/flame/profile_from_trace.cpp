@@ -13,7 +13,7 @@
 #include "merge/trace_files.hpp"
 #include "merge/trace_selection.hpp"
 #include "ringprof/step_statistics.hpp"
-#include "timers/children_by_name.hpp"
+#include "tree/children_by_name.hpp"
 #include "trace/byte_source.hpp"
 #include "trace/trace_reader.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "trace/json_error_position.hpp"
+#include "json/json_error_position.hpp"
 
 namespace ringprof::detail {
 

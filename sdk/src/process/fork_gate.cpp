@@ -6,7 +6,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "engine/abandoned.hpp"
+#include "process/abandoned.hpp"
 
 namespace ringprof::detail {
 

@@ -7,14 +7,15 @@
 #include <cstdint>
 #include <string_view>
 
-#include "engine/ring_room.hpp"
-
 namespace ringprof::detail {
 
 struct NumericSetting {
     const char* name;
     std::uint64_t min, max;
 };
+
+// The largest ring: the setting's bound here, and the clamp of the engine's ring sizes.
+inline constexpr std::uint64_t kMaxRingBytes = std::uint64_t{1} << 30;
 
 // 64 events: less cannot hold one deep stack.
 inline constexpr NumericSetting kRingBytesSetting{"RINGPROF_RING_BYTES", 1024, kMaxRingBytes};

@@ -7,7 +7,7 @@
 
 #include "ringprof/stats.hpp"
 #include "json/value_checks.hpp"
-#include "trace/file_text.hpp"
+#include "process/file_text.hpp"
 
 namespace ringprof {
 

@@ -2,8 +2,8 @@
 #include <cmath>
 
 #include "ringprof/timer_tree.hpp"
-#include "timers/children_by_name.hpp"
-#include "timers/parallel_rule.hpp"
+#include "tree/children_by_name.hpp"
+#include "tree/parallel_rule.hpp"
 
 namespace ringprof {
 

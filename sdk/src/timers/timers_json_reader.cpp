@@ -9,7 +9,7 @@
 
 #include "ringprof/timers_json.hpp"
 #include "json/value_checks.hpp"
-#include "trace/file_text.hpp"
+#include "process/file_text.hpp"
 
 namespace ringprof {
 

@@ -9,9 +9,9 @@
 #include "trace/event_stream.hpp"
 #include "json/json_text.hpp"
 #include "trace/parsed_event.hpp"
-#include "trace/python_json.hpp"
+#include "json/python_json.hpp"
 #include "trace/flat_event.hpp"
-#include "trace/json_error_position.hpp"
+#include "json/json_error_position.hpp"
 
 namespace ringprof::detail {
 

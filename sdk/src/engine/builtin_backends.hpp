@@ -1,4 +1,7 @@
 // The outputs ringprof writes without being asked, by the names RINGPROF_BACKENDS uses.
+// Declared here, where the session starts them, and defined in backends/builtin_backends.cpp: the
+// engine asks for "the built-in backends" and never sees one, so the backends, which build on the
+// engine (TimelineBackend, the process's files), sit above it and nothing below includes them.
 #pragma once
 
 #include <memory>

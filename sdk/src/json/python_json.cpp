@@ -1,4 +1,4 @@
-#include "trace/python_json.hpp"
+#include "json/python_json.hpp"
 
 #include "json/json_text.hpp"
 

@@ -1,4 +1,4 @@
-#include "trace/json_error_position.hpp"
+#include "json/json_error_position.hpp"
 
 #include <vector>
 

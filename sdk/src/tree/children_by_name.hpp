@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ringprof/timer_tree.hpp"
-#include "timers/child_index.hpp"
+#include "tree/child_index.hpp"
 
 namespace ringprof::detail {
 

@@ -1,4 +1,4 @@
-#include "trace/file_text.hpp"
+#include "process/file_text.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,0 +1,39 @@
+# The library's layers: one folder each, and the layers whose headers it may include. This file is
+# the one place the rule is written: sdk/CMakeLists.txt builds a target per layer from it, and the
+# test suite (tests/layers/check_includes.cmake) reads it to refuse any `#include "..."` in
+# sdk/src, backends/, tools/ or python/ that reaches a layer not named here. A layer names only
+# layers listed above it, so the graph has no cycle by construction.
+#
+#   ringprof_layer(<name> [DIR <folder, from the project's root>] [USES <layer>...] [PROGRAM])
+#
+# DIR defaults to sdk/src/<name>. PROGRAM: the folder's sources belong to a program built
+# elsewhere (the ringprof tool), so only the include rule applies. Every layer may include the
+# public headers (ringprof/...), which are the library's interface, not a layer.
+#
+# Two stacks meet in the library. The offline one, under the ringprof tool's subcommands: readers
+# of JSON and trace files at the bottom, then the trees, statistics, flame graphs, merge and
+# steps built on them. The live one, under PROF_SCOPE: the process's settings, files and fork
+# safety, then the engine, which records, drains and aggregates, then the built-in backends. The
+# session (in the engine) starts them through a declaration of its own (engine/builtin_backends.hpp)
+# that backends/ defines, so no engine file includes a backend.
+
+# Shared bottom: pieces both stacks use.
+ringprof_layer(tree)                                  # child lookups shared by every tree type
+ringprof_layer(json)                                  # JSON text out, checked JSON values in
+ringprof_layer(process)                               # settings, files, fork safety, quiet threads
+
+# The offline stack.
+ringprof_layer(trace USES json)                       # reading trace and timeline files
+ringprof_layer(timers USES tree json process)         # timers.json trees
+ringprof_layer(stats USES json process)               # cProfile-style statistics files and tables
+ringprof_layer(merge USES json process trace)         # ringprof merge
+ringprof_layer(steps USES json trace merge)           # ringprof steps
+ringprof_layer(flame USES tree json trace merge)      # flame graphs (a folder read as merge reads it)
+
+# The live stack.
+ringprof_layer(engine USES tree json process)         # rings, drainer, aggregates, the session
+ringprof_layer(backends DIR backends USES json process engine)  # the built-in outputs
+
+# Programs on the public API only: the command-line tool and the Python module.
+ringprof_layer(tools DIR tools PROGRAM)
+ringprof_layer(python DIR python PROGRAM)
