@@ -119,21 +119,21 @@ mutation stats_strip_dirs_first_slash stats sdk/src/stats/stats_table.cpp \
     "const std::size_t slash = file.find_last_of('/');" "const std::size_t slash = file.find_first_of('/');" \
     ringprof_stats_tests 'StatsTable*.*:StatsCli.*'
 # A recursive call counts as a primitive one (cProfile's 2/1 becomes 2).
-mutation stats_recursion_counted_primitive stats sdk/src/stats/stats_accumulator.cpp \
+mutation stats_recursion_counted_primitive stats sdk/src/engine/stats_accumulator.cpp \
     'if (!recursive) {' 'if (true) {' \
     ringprof_stats_tests 'ProfileApi.*:StatsTable*.*'
 
 # ---- signatures (C++) -------------------------------------------------------------------------
 # The signature key leaves out the recorded values (shape, length): different shapes, one row.
-mutation sig_key_without_values signatures sdk/src/stats/signature_table.cpp \
+mutation sig_key_without_values signatures sdk/src/engine/signature_table.cpp \
     'scratch_.push_back(p.tsc);' '(void)p.tsc;' \
     ringprof_stats_tests 'SignatureTypes.*:StatsTable*.*'
 # The one-entry cache compares key sizes, not keys: a new signature of the same shape reuses the last row.
-mutation sig_cache_compares_sizes signatures sdk/src/stats/signature_table.cpp \
+mutation sig_cache_compares_sizes signatures sdk/src/engine/signature_table.cpp \
     'if (scratch_ == last_key_) return last_id_;' 'if (scratch_.size() == last_key_.size()) return last_id_;' \
     ringprof_stats_tests 'SignatureTypes.*:StatsTable*.*'
 # A rank-1 shape prints as (n) instead of Python's 1-tuple (n,).
-mutation sig_rank_one_not_a_tuple signatures sdk/src/stats/signature_format.cpp \
+mutation sig_rank_one_not_a_tuple signatures sdk/src/engine/signature_format.cpp \
     'if (rank == 1) out += ",";' 'if (rank == 0) out += ",";' \
     ringprof_stats_tests 'SignatureTypes.*'
 
