@@ -44,16 +44,16 @@ mutation ring_fits_off_by_one core sdk/src/engine/ring_room.cpp \
     'if (fill > cap) {' 'if (fill > cap + 1) {' \
     ringprof_core_tests 'Ring.*:RingAdmission.*:DropAccounting.*:Session.*'
 # Parallel rule: parallel from 3 threads instead of 2.
-mutation parallel_at_three_threads core sdk/src/engine/agg_node.cpp \
-    'n.is_parallel = parallel || threads >= 2;' 'n.is_parallel = parallel || threads >= 3;' \
+mutation parallel_at_three_threads core sdk/src/tree/parallel_rule.hpp \
+    'kParallelThreads = 2;' 'kParallelThreads = 3;' \
     ringprof_timers_tests 'ParallelRuleEdge.*'
 # Parallel rule: a merged worker tree is not marked parallel.
 mutation merged_worker_not_parallel core sdk/src/engine/agg_node.cpp \
-    'parallel = parallel || parallel_flag || other.is_parallel;' 'parallel = parallel || other.is_parallel;' \
+    'parallel_after_merge(parallel, other.is_parallel, parallel_flag);' 'parallel_after_merge(parallel, other.is_parallel, false);' \
     ringprof_timers_tests 'ParallelRuleEdge.*:MlAgentsScenario.*'
 # Parallel rule: merge-timers does not mark merged files parallel.
 mutation merge_timers_not_parallel core sdk/src/timers/timer_tree.cpp \
-    'is_parallel = is_parallel || parallel || other.is_parallel;' 'is_parallel = is_parallel || other.is_parallel;' \
+    'parallel_after_merge(is_parallel, other.is_parallel, parallel);' 'parallel_after_merge(is_parallel, other.is_parallel, false);' \
     "ringprof_timers_tests ringprof_cli" 'MergeTimersCli.*'
 # Self time: not clamped at zero under parallel children.
 mutation self_not_clamped core sdk/src/timers/timer_tree.cpp \
@@ -162,7 +162,7 @@ mutation folded_total_not_self flame sdk/src/flame/folded.cpp \
     ringprof_flame_tests 'Folded.*'
 # A ';' inside a name is kept, splitting the frame in two.
 mutation folded_semicolon_kept flame sdk/src/flame/folded.cpp \
-    "if (c == ';') out += ':';" "if (c == ';') out += ';';" \
+    "out += ':';" "out += ';';" \
     ringprof_flame_tests 'Folded.*'
 # Children that ran in parallel and add up to more than their parent overflow its width.
 mutation flame_layout_ignores_children flame sdk/src/flame/flame_layout.cpp \
@@ -188,7 +188,7 @@ mutation pythontimeline_scope_step_key timelines backends/pythontimeline_backend
     ringprof_timeline_tests 'PythonTimeline.*:Steps.*'
 # Chrome trace durations are the span's end time, not its length.
 mutation chrome_trace_dur_is_end timelines backends/chrome_trace_backend.cpp \
-    'append_us(buf_, static_cast<std::int64_t>(s.end_ns - s.begin_ns));' 'append_ts(s.end_ns);' \
+    'append_us(buf, static_cast<std::int64_t>(s.end_ns - s.begin_ns));' 'append_ts(s.end_ns);' \
     ringprof_timeline_tests 'ChromeTrace.*:OneClock.*'
 
 # ---- steps: ringprof steps statistics ---------------------------------------------------------
@@ -202,8 +202,7 @@ mutation steps_mean_one_too_many steps sdk/src/steps/describe.cpp \
     "ringprof_steps_tests ringprof_cli" 'StepsSemantics.*:Groupings/StepsSmdebugAnswer.*'
 # The slowest node of a step is the fastest one.
 mutation steps_slowest_is_fastest steps sdk/src/steps/step_statistics.cpp \
-    'if (span_us(nodes[i].second) > span_us(nodes[slowest].second)) slowest = i;' \
-    'if (span_us(nodes[i].second) < span_us(nodes[slowest].second)) slowest = i;' \
+    'if (times[i] > times[slowest]) slowest = i;' 'if (times[i] < times[slowest]) slowest = i;' \
     "ringprof_steps_tests ringprof_cli" 'StepsStragglers.*'
 # A step exactly at median + k * MAD is an outlier (the rule is strictly above).
 mutation steps_outlier_at_the_bound steps sdk/src/steps/step_statistics.cpp \
@@ -289,7 +288,7 @@ mutation cli_full_paths_ignored cli tools/cmd_stats.cpp \
     "ringprof_stats_tests ringprof_cli" 'StatsCli.*'
 # ringprof flame -o x.svg writes the HTML page.
 mutation cli_flame_svg_by_extension cli tools/cmd_flame.cpp \
-    'format = ends_with(output, ".svg") ? "svg"' 'format = ends_with(output, ".svgz") ? "svg"' \
+    'format = ends_with(output, ".svg")' 'format = ends_with(output, ".svgz")' \
     "ringprof_flame_tests ringprof_cli" 'Cli.*:CliForms*'
 # ringprof steps --outlier-k takes a negative number.
 mutation cli_outlier_k_negative cli tools/cmd_steps.cpp \
