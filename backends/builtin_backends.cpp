@@ -27,6 +27,8 @@ std::unique_ptr<Backend> snapshot_files(const char* name, std::vector<SnapshotFi
 
 const std::vector<Entry>& table() {
     // Never destroyed: a session may start on another thread while static destruction runs.
+    // One row per backend reads as a table, which the formatter would break up.
+    // clang-format off
     static const auto* entries = new std::vector<Entry>{
         // The ML-Agents timer tree.
         {"timers", [](const Config& c) {
@@ -59,6 +61,7 @@ const std::vector<Entry>& table() {
              return snapshot_files("folded", {{"_folded.txt", [](const Snapshot& s, const RunInfo&) { return render_folded(s.tree.root); }}});
          }},
     };
+    // clang-format on
     return *entries;
 }
 }  // namespace
@@ -86,8 +89,7 @@ std::vector<std::unique_ptr<Backend>> make_builtin_backends(const Config& config
         if (!found) {
             std::string valid;
             for (const Entry& e : table()) valid += std::string(valid.empty() ? "" : ", ") + e.name;
-            std::fprintf(stderr, "ringprof: unknown backend '%s' skipped (known: %s)\n", wanted.c_str(),
-                         valid.c_str());
+            std::fprintf(stderr, "ringprof: unknown backend '%s' skipped (known: %s)\n", wanted.c_str(), valid.c_str());
         }
     }
     return out;

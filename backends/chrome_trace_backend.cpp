@@ -50,8 +50,8 @@ void ChromeTraceBackend::open_stream() {
     buf_ += "}},\n{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":";
     append_int(buf_, run_.pid);
     buf_ += ",\"args\":{\"labels\":";
-    append_json_string(buf_, "host " + run_.host + ", start_time_since_epoch_in_micros " +
-                                         std::to_string(run_.start_epoch_ns / 1000));
+    append_json_string(
+        buf_, "host " + run_.host + ", start_time_since_epoch_in_micros " + std::to_string(run_.start_epoch_ns / 1000));
     buf_ += "}},\n";
     compress(Z_NO_FLUSH);
 }
@@ -111,7 +111,9 @@ void ChromeTraceBackend::on_thread_name(std::uint32_t tid, const std::string& na
 
 void ChromeTraceBackend::append_span(std::string& buf, const Span& s, std::int64_t pid, std::uint64_t start_epoch_ns,
                                      std::string_view quoted_name, bool marks_step) {
-    const auto append_ts = [&](std::uint64_t epoch_ns) { append_us(buf, static_cast<std::int64_t>(epoch_ns - start_epoch_ns)); };
+    const auto append_ts = [&](std::uint64_t epoch_ns) {
+        append_us(buf, static_cast<std::int64_t>(epoch_ns - start_epoch_ns));
+    };
     buf += marks_step ? "{\"ph\":\"X\",\"cat\":\"step\",\"pid\":" : "{\"ph\":\"X\",\"pid\":";
     append_int(buf, pid);
     buf += ",\"tid\":";
@@ -208,8 +210,8 @@ void ChromeTraceBackend::on_close() {
     append_json_string(buf_, run_.run_id);
     buf_ += ",\"host\":";
     append_json_string(buf_, run_.host);
-    buf_ += ",\"start_time_since_epoch_in_micros\":" + std::to_string(run_.start_epoch_ns / 1000) + "," + counts +
-            "}}\n";
+    buf_ +=
+        ",\"start_time_since_epoch_in_micros\":" + std::to_string(run_.start_epoch_ns / 1000) + "," + counts + "}}\n";
     compress(Z_FINISH);
     deflateEnd(&z_);
     z_open_ = false;

@@ -72,14 +72,15 @@ FlameTimeline FlameHtmlBackend::timeline() const {
                                                 k.depth});
     }
     for (const auto& [step, range] : steps_) {
-        tl.steps.push_back({step, static_cast<std::int64_t>(range.first - origin),
-                            static_cast<std::int64_t>(range.second - origin)});
+        tl.steps.push_back(
+            {step, static_cast<std::int64_t>(range.first - origin), static_cast<std::int64_t>(range.second - origin)});
     }
     tl.duration_ns = static_cast<std::int64_t>(last_end_ns_ - origin);
     tl.spans_seen = seen_;
-    tl.note = spans.size() == seen_ ? "all " + std::to_string(seen_) + " spans the timelines got"
-                                    : "the " + std::to_string(spans.size()) + " longest of the " +
-                                          std::to_string(seen_) + " spans the timelines got (shorter ones are in the icicle only)";
+    tl.note = spans.size() == seen_
+                  ? "all " + std::to_string(seen_) + " spans the timelines got"
+                  : "the " + std::to_string(spans.size()) + " longest of the " + std::to_string(seen_) +
+                        " spans the timelines got (shorter ones are in the icicle only)";
     if (min_ns_ != 0 || max_depth_ != 0 || status_.filtered_spans != 0) {
         tl.note += "; " + std::to_string(status_.filtered_spans) + " scopes left out of every timeline by";
         if (min_ns_ != 0) tl.note += " RINGPROF_TIMELINE_MIN_NS=" + std::to_string(min_ns_);

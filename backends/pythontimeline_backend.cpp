@@ -47,9 +47,7 @@ void PythonTimelineBackend::on_start(const RunInfo& run) {
     base_us_ = floor_us(run.start_epoch_ns);
 }
 
-void PythonTimelineBackend::on_thread_name(std::uint32_t tid, const std::string& name) {
-    thread_names_[tid] = name;
-}
+void PythonTimelineBackend::on_thread_name(std::uint32_t tid, const std::string& name) { thread_names_[tid] = name; }
 
 int PythonTimelineBackend::phase_pid(const std::string& phase) {
     auto it = phases_.find(phase);

@@ -32,7 +32,8 @@ public:
     static constexpr std::uint64_t kMinFileBytes = 4096;
 
     PythonTimelineBackend(std::uint64_t max_bytes, std::uint32_t max_seconds)
-        : max_bytes_(max_bytes > kMinFileBytes ? max_bytes : kMinFileBytes), max_age_ns_(std::uint64_t{max_seconds} * 1000000000ull) {}
+        : max_bytes_(max_bytes > kMinFileBytes ? max_bytes : kMinFileBytes),
+          max_age_ns_(std::uint64_t{max_seconds} * 1000000000ull) {}
     ~PythonTimelineBackend() override;
 
     const char* name() const override { return "pythontimeline"; }

@@ -32,18 +32,23 @@ std::string step_args(int step) { return "{\"pid\": 905, \"step_num\": \"" + std
 void write_node(const fs::path& root, int node, int steps) {
     const std::string id = std::to_string(900 + node) + "-host" + std::to_string(node);
     const std::int64_t base = kBase + node * 37;
-    std::string py = "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"start_time_since_epoch_in_micros\": " +
-                     std::to_string(base) + "}},\n{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"sort_index\": 0}},\n"
-                     "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"Step:ModeKeys.TRAIN\"}},\n"
-                     "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"sort_index\": 1}}";
-    std::string model = "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"start_time_since_epoch_in_micros\":" +
-                        std::to_string(base) + "}},\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"DataIterator\"}},\n"
-                        "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 2, \"args\": {\"name\": \"Forward\"}}";
+    std::string py =
+        "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"start_time_since_epoch_in_micros\": " +
+        std::to_string(base) +
+        "}},\n{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"sort_index\": 0}},\n"
+        "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"Step:ModeKeys.TRAIN\"}},\n"
+        "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"sort_index\": 1}}";
+    std::string model =
+        "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"start_time_since_epoch_in_micros\":" +
+        std::to_string(base) +
+        "}},\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"DataIterator\"}},\n"
+        "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 2, \"args\": {\"name\": \"Forward\"}}";
     for (int s = 0; s < steps; ++s) {
         const std::int64_t t = 1000 + s * 85000;
         py += ",\n{\"name\": \"Step:ModeKeys.TRAIN\", \"pid\": 1, \"ph\": \"X\", \"ts\": " + std::to_string(t) +
               ", \"dur\": 84000, \"args\": " + step_args(s) + "}";
-        model += ",\n{\"ph\": \"X\", \"name\": \"forward\", \"ts\": " + std::to_string(t + 100) + ", \"pid\": 2, \"dur\": 30000}";
+        model += ",\n{\"ph\": \"X\", \"name\": \"forward\", \"ts\": " + std::to_string(t + 100) +
+                 ", \"pid\": 2, \"dur\": 30000}";
         for (int k = 0; k < 40; ++k) {
             model += ",\n{\"ph\": \"X\", \"name\": \"dataset::GetNext\", \"ts\": " + std::to_string(t + 200 + k * 7) +
                      ", \"pid\": 1, \"dur\": " + std::to_string(k % 13) + "}";
@@ -58,8 +63,9 @@ void write_node(const fs::path& root, int node, int steps) {
 void write_tf_trace(const fs::path& root, int events) {
     const fs::path step = root / "framework" / "tensorflow" / "detailed_profiling" / "2020071317" / "000000000";
     write_text(step / ("1-tfhost_" + std::to_string(kBase) + "_" + std::to_string(kBase + 10000000) + ".metadata"), "");
-    std::string t = R"({"displayTimeUnit":"ns","traceEvents":[{"ph":"M","pid":49,"name":"process_name","args":{"name":"/host:CPU"}},)"
-                    R"({"ph":"M","pid":49,"tid":7,"name":"thread_name","args":{"name":"tf_Compute"}})";
+    std::string t =
+        R"({"displayTimeUnit":"ns","traceEvents":[{"ph":"M","pid":49,"name":"process_name","args":{"name":"/host:CPU"}},)"
+        R"({"ph":"M","pid":49,"tid":7,"name":"thread_name","args":{"name":"tf_Compute"}})";
     for (int i = 0; i < events; ++i) {
         t += R"(,{"pid":49,"tid":7,"ts":)" + std::to_string(2000 + i * 3) + R"(,"name":"op)" + std::to_string(i % 50) +
              R"(:MatMul","ph":"X","dur":2.5,"args":{"id":"-1","iter_num":"0"}})";
@@ -87,7 +93,8 @@ long minor_faults() {
 
 void BM_MergeScaledReference(benchmark::State& state) {
     const char* keep = std::getenv("RINGPROF_BENCH_MERGE_DIR");
-    const fs::path root = keep ? fs::path(keep) : fs::temp_directory_path() / ("ringprof-bench-merge-" + std::to_string(::getpid()));
+    const fs::path root =
+        keep ? fs::path(keep) : fs::temp_directory_path() / ("ringprof-bench-merge-" + std::to_string(::getpid()));
     const int nodes = static_cast<int>(state.range(0));
     if (!fs::exists(root / "framework")) {
         for (int n = 0; n < nodes; ++n) write_node(root, n, 600);
@@ -109,7 +116,8 @@ void BM_MergeScaledReference(benchmark::State& state) {
     state.counters["events"] = static_cast<double>(events);
     // Fresh memory the kernel had to fault in (and zero) per merge: a third of a merge's CPU
     // time was once in the kernel, mostly here.
-    state.counters["page_faults"] = static_cast<double>(minor_faults() - faults_before) / static_cast<double>(state.iterations());
+    state.counters["page_faults"] =
+        static_cast<double>(minor_faults() - faults_before) / static_cast<double>(state.iterations());
     fs::remove_all(out);
     if (!keep) fs::remove_all(root);
 }
@@ -118,5 +126,10 @@ void BM_MergeScaledReference(benchmark::State& state) {
 
 // Second argument: reader threads (0: one per core), so one run compares them. Real time: with
 // reader threads, the calling thread's CPU time is only the storing and writing part.
-BENCHMARK(BM_MergeScaledReference)->Args({16, 1})->Args({16, 0})->UseRealTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_MergeScaledReference)
+    ->Args({16, 1})
+    ->Args({16, 0})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 BENCHMARK_MAIN();

@@ -312,9 +312,15 @@ void BM_PairedWithFloor(benchmark::State& state) {
         if (kDrainerPaused) g_pause->hold();
         const bool floor_first = ratios.size() % 2 == 0;
         const std::uint64_t t0 = raw_ticks();
-        if (floor_first) floor_batch(); else scope_batch();
+        if (floor_first)
+            floor_batch();
+        else
+            scope_batch();
         const std::uint64_t t1 = raw_ticks();
-        if (floor_first) scope_batch(); else floor_batch();
+        if (floor_first)
+            scope_batch();
+        else
+            floor_batch();
         const std::uint64_t t2 = raw_ticks();
         if (kDrainerPaused) g_pause->release();
         g_session->snapshot();
@@ -348,7 +354,8 @@ public:
                 if (dropped != r.counters.end()) drops[r.benchmark_name()] += dropped->second.value;
                 const auto paired = r.counters.find("median_ratio");
                 if (paired != r.counters.end()) {
-                    auto [range, first] = paired_ratios.emplace(r.benchmark_name(), std::make_pair(paired->second.value, paired->second.value));
+                    auto [range, first] = paired_ratios.emplace(
+                        r.benchmark_name(), std::make_pair(paired->second.value, paired->second.value));
                     if (!first) {
                         range->second.first = std::min(range->second.first, paired->second.value);
                         range->second.second = std::max(range->second.second, paired->second.value);
@@ -361,8 +368,8 @@ public:
         ConsoleReporter::ReportRuns(runs);
     }
     std::map<std::string, double> ns;
-    std::map<std::string, double> drops;  // summed over repetitions
-    std::map<std::string, double> waits;  // likewise
+    std::map<std::string, double> drops;                             // summed over repetitions
+    std::map<std::string, double> waits;                             // likewise
     std::map<std::string, std::pair<double, double>> paired_ratios;  // lowest and highest median
 };
 
@@ -377,7 +384,8 @@ double parse_budget(const char* text, const char* where) {
     return v;
 }
 
-double budget_from(int& argc, char** argv, const char* flag = "--budget=", const char* env_name = "RINGPROF_BENCH_BUDGET") {
+double budget_from(int& argc, char** argv,
+                   const char* flag = "--budget=", const char* env_name = "RINGPROF_BENCH_BUDGET") {
     double budget = 0.0;
     if (const char* env = std::getenv(env_name)) budget = parse_budget(env, env_name);
     const std::size_t flag_length = std::strlen(flag);
@@ -436,7 +444,8 @@ int main(int argc, char** argv) {
     bool failed = false;
     for (const auto& [name, dropped] : reporter.drops) {
         if (dropped > 0.0) {
-            std::printf("\n%s dropped %.0f scopes: its figure would flatter the marker (ring full?)\n", name.c_str(), dropped);
+            std::printf("\n%s dropped %.0f scopes: its figure would flatter the marker (ring full?)\n", name.c_str(),
+                        dropped);
             failed = true;
         }
     }
@@ -460,17 +469,20 @@ int main(int argc, char** argv) {
                     range.first, range.second);
     }
     // The drainer's interference alone: the same loop with the drainer reading or held away.
-    for (const auto& [running, paused] : {std::pair<const char*, const char*>{"BM_ProfScope", "BM_ProfScope_DrainerPaused"},
-                                          {"BM_ProfScope_2threads/threads:2", "BM_ProfScope_DrainerPaused_2threads/threads:2"}}) {
+    for (const auto& [running, paused] :
+         {std::pair<const char*, const char*>{"BM_ProfScope", "BM_ProfScope_DrainerPaused"},
+          {"BM_ProfScope_2threads/threads:2", "BM_ProfScope_DrainerPaused_2threads/threads:2"}}) {
         if (reporter.ns.count(running) != 0 && reporter.ns.count(paused) != 0 && reporter.ns[paused] > 0.0) {
-            std::printf("drainer running / paused, %-32s %6.2fx\n", running, reporter.ns[running] / reporter.ns[paused]);
+            std::printf("drainer running / paused, %-32s %6.2fx\n", running,
+                        reporter.ns[running] / reporter.ns[paused]);
         }
     }
     if (interference_budget > 0.0) {
         // CPU time, rows apart: the paired rows (wall time) barely see a drainer that chases the
         // head (1.04x where these rows measured 1.41-1.57x), these do.
         if (reporter.ns.count(kScope) == 0 || reporter.ns.count(kScopeDrainerPaused) == 0) {
-            std::printf("\n%s or %s did not run: the interference budget cannot be checked\n", kScope, kScopeDrainerPaused);
+            std::printf("\n%s or %s did not run: the interference budget cannot be checked\n", kScope,
+                        kScopeDrainerPaused);
             failed = true;
         } else {
             const double ratio = reporter.ns[kScope] / reporter.ns[kScopeDrainerPaused];

@@ -104,7 +104,8 @@ void BM_ScopeTailWhilePoolStarts(benchmark::State& state) {
     state.counters["scope_p9999_us"] = static_cast<double>(scope.p9999) / per_us;
     state.counters["bare_worst_us"] = static_cast<double>(bare.worst) / per_us;
     state.counters["bare_p9999_us"] = static_cast<double>(bare.p9999) / per_us;
-    state.counters["p9999_vs_bare"] = static_cast<double>(scope.p9999) / static_cast<double>(std::max<std::uint64_t>(1, bare.p9999));
+    state.counters["p9999_vs_bare"] =
+        static_cast<double>(scope.p9999) / static_cast<double>(std::max<std::uint64_t>(1, bare.p9999));
     state.counters["waits"] = static_cast<double>(waits);
     state.counters["producer_growths"] = static_cast<double>(growths);
     state.counters["dropped"] = static_cast<double>(dropped);
@@ -115,7 +116,11 @@ void thread_counts(benchmark::internal::Benchmark* b) {
     for (int n : {1, 2 * cores, 4 * cores}) b->Arg(n);
 }
 
-BENCHMARK(BM_ScopeTailWhilePoolStarts)->Apply(thread_counts)->Iterations(5)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ScopeTailWhilePoolStarts)
+    ->Apply(thread_counts)
+    ->Iterations(5)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -120,7 +120,8 @@ void BM_WriterPipeline(benchmark::State& state) {
     for (auto _ : state) {
         raw.append(ringprof::detail::TimelineRecord::thread(1000, 7, t));
         for (int i = 0; i < 8192; ++i) {
-            raw.append(ringprof::detail::TimelineRecord::span(&kSites[i % 3], t, t + 500, static_cast<std::uint32_t>(i % 3)));
+            raw.append(
+                ringprof::detail::TimelineRecord::span(&kSites[i % 3], t, t + 500, static_cast<std::uint32_t>(i % 3)));
             t += 600;
         }
         produced += raw.records() - 1;  // the Thread record is not a span
@@ -197,7 +198,8 @@ struct SpanText {
 };
 std::vector<SpanText> span_texts() {
     std::vector<SpanText> v;
-    for (std::int64_t i = 0; i < 8192; ++i) v.push_back({1000 + i % 4, 123456789 + i * 600, 500 + i % 77, 7 + i / 1000});
+    for (std::int64_t i = 0; i < 8192; ++i)
+        v.push_back({1000 + i % 4, 123456789 + i * 600, 500 + i % 77, 7 + i / 1000});
     return v;
 }
 const std::string kQuotedName = "\"env_step\"";
@@ -227,7 +229,8 @@ void BM_SpanLineToChars(benchmark::State& state) {
 }
 BENCHMARK(BM_SpanLineToChars);
 
-#define RINGPROF_SPAN_LINE "{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{}.{:03},\"dur\":{}.{:03},\"name\":{},\"args\":{{\"step\":{}}}}},\n"
+#define RINGPROF_SPAN_LINE \
+    "{{\"ph\":\"X\",\"pid\":{},\"tid\":{},\"ts\":{}.{:03},\"dur\":{}.{:03},\"name\":{},\"args\":{{\"step\":{}}}}},\n"
 
 // fmt: 0 runtime format string into fmt::memory_buffer, 1 compiled (FMT_COMPILE) into the
 // backend's std::string, 2 compiled into fmt::memory_buffer.
@@ -241,16 +244,18 @@ void BM_SpanLineFmt(benchmark::State& state) {
         for (const SpanText& s : spans) {
             switch (state.range(0)) {
                 case 0:
-                    fmt::format_to(std::back_inserter(mem), RINGPROF_SPAN_LINE, 4242, s.tid, s.ts_ns / 1000, s.ts_ns % 1000,
-                                   s.dur_ns / 1000, s.dur_ns % 1000, kQuotedName, s.step);
+                    fmt::format_to(std::back_inserter(mem), RINGPROF_SPAN_LINE, 4242, s.tid, s.ts_ns / 1000,
+                                   s.ts_ns % 1000, s.dur_ns / 1000, s.dur_ns % 1000, kQuotedName, s.step);
                     break;
                 case 1:
-                    fmt::format_to(std::back_inserter(str), FMT_COMPILE(RINGPROF_SPAN_LINE), 4242, s.tid, s.ts_ns / 1000,
-                                   s.ts_ns % 1000, s.dur_ns / 1000, s.dur_ns % 1000, kQuotedName, s.step);
+                    fmt::format_to(std::back_inserter(str), FMT_COMPILE(RINGPROF_SPAN_LINE), 4242, s.tid,
+                                   s.ts_ns / 1000, s.ts_ns % 1000, s.dur_ns / 1000, s.dur_ns % 1000, kQuotedName,
+                                   s.step);
                     break;
                 default:
-                    fmt::format_to(std::back_inserter(mem), FMT_COMPILE(RINGPROF_SPAN_LINE), 4242, s.tid, s.ts_ns / 1000,
-                                   s.ts_ns % 1000, s.dur_ns / 1000, s.dur_ns % 1000, kQuotedName, s.step);
+                    fmt::format_to(std::back_inserter(mem), FMT_COMPILE(RINGPROF_SPAN_LINE), 4242, s.tid,
+                                   s.ts_ns / 1000, s.ts_ns % 1000, s.dur_ns / 1000, s.dur_ns % 1000, kQuotedName,
+                                   s.step);
             }
         }
         benchmark::DoNotOptimize(str.data());

@@ -55,8 +55,8 @@ std::unique_ptr<ringprof::Session> session_with(const Names& names, const fs::pa
 
 void per_name(benchmark::State& state) {
     state.counters["per_name"] =
-        benchmark::Counter(static_cast<double>(state.range(0)), benchmark::Counter::kIsIterationInvariantRate |
-                                                                    benchmark::Counter::kInvert);
+        benchmark::Counter(static_cast<double>(state.range(0)),
+                           benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // A flush: the drainer reads the pass (one new child per scope) and the timers file is written.
@@ -75,7 +75,13 @@ void BM_FlushManySiblings(benchmark::State& state) {
     per_name(state);
     fs::remove_all(dir);
 }
-BENCHMARK(BM_FlushManySiblings)->Arg(62500)->Arg(250000)->Arg(1000000)->Iterations(1)->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FlushManySiblings)
+    ->Arg(62500)
+    ->Arg(250000)
+    ->Arg(1000000)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMillisecond);
 
 // The end of a program: the session's last pass, final snapshot and files.
 void BM_ExitManySiblings(benchmark::State& state) {
@@ -90,7 +96,13 @@ void BM_ExitManySiblings(benchmark::State& state) {
     per_name(state);
     fs::remove_all(dir);
 }
-BENCHMARK(BM_ExitManySiblings)->Arg(62500)->Arg(250000)->Arg(1000000)->Iterations(1)->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExitManySiblings)
+    ->Arg(62500)
+    ->Arg(250000)
+    ->Arg(1000000)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMillisecond);
 
 ringprof::TimerTree flat_tree(std::int64_t n) {
     ringprof::TimerTree t;
@@ -117,7 +129,13 @@ void BM_MergeTimersManySiblings(benchmark::State& state) {
     per_name(state);
     fs::remove_all(dir);
 }
-BENCHMARK(BM_MergeTimersManySiblings)->Arg(62500)->Arg(250000)->Arg(1000000)->Iterations(1)->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MergeTimersManySiblings)
+    ->Arg(62500)
+    ->Arg(250000)
+    ->Arg(1000000)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMillisecond);
 
 // What `ringprof flame trace.json --format folded` does on a trace whose spans have that many
 // distinct names side by side.
@@ -141,7 +159,13 @@ void BM_FlameTraceManySiblings(benchmark::State& state) {
     per_name(state);
     fs::remove_all(dir);
 }
-BENCHMARK(BM_FlameTraceManySiblings)->Arg(62500)->Arg(250000)->Arg(1000000)->Iterations(1)->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FlameTraceManySiblings)
+    ->Arg(62500)
+    ->Arg(250000)
+    ->Arg(1000000)
+    ->Iterations(1)
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

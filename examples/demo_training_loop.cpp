@@ -102,9 +102,12 @@ private:
 
 std::string size_text(std::uintmax_t bytes) {
     char buf[32];
-    if (bytes >= 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / (1024.0 * 1024.0));
-    else if (bytes >= 1024) std::snprintf(buf, sizeof buf, "%.1f kB", static_cast<double>(bytes) / 1024.0);
-    else std::snprintf(buf, sizeof buf, "%ju B", bytes);
+    if (bytes >= 1024 * 1024)
+        std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+    else if (bytes >= 1024)
+        std::snprintf(buf, sizeof buf, "%.1f kB", static_cast<double>(bytes) / 1024.0);
+    else
+        std::snprintf(buf, sizeof buf, "%ju B", bytes);
     return buf;
 }
 
@@ -115,8 +118,8 @@ void list_outputs(const ringprof::RunInfo& run) {
     std::printf("ringprof wrote, for run '%s' in %s:\n", run.run_id.c_str(), run.output_dir.c_str());
     std::error_code ec;
     std::vector<std::pair<std::string, std::uintmax_t>> files;
-    for (auto it = fs::recursive_directory_iterator(run.output_dir, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec)) {
+    for (auto it = fs::recursive_directory_iterator(run.output_dir, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
         struct stat st {};
         if (!it->is_regular_file() || ::stat(it->path().c_str(), &st) != 0) continue;
         const auto mtime_ns = static_cast<std::uint64_t>(st.st_mtim.tv_sec) * 1'000'000'000u + st.st_mtim.tv_nsec;
@@ -163,8 +166,9 @@ int main() {
     std::printf("dropped: %llu scopes (ring full, missing from every output), %llu timeline spans (writer behind)\n",
                 static_cast<unsigned long long>(dropped_scopes),
                 static_cast<unsigned long long>(timeline_status->dropped_spans));
-    std::printf("reading the numbers: stats are per thread, so 'training' keeps the trainer's time spent waiting\n"
-                "  for the workers as its tottime; timers merge threads, so its self time is 0 there (its children's\n"
-                "  parallel time exceeds it). The flame page shows both: per-thread views and the merged one.\n");
+    std::printf(
+        "reading the numbers: stats are per thread, so 'training' keeps the trainer's time spent waiting\n"
+        "  for the workers as its tottime; timers merge threads, so its self time is 0 there (its children's\n"
+        "  parallel time exceeds it). The flame page shows both: per-thread views and the merged one.\n");
     return 0;
 }

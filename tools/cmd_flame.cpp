@@ -92,9 +92,9 @@ int run(int argc, char** argv) {
         return usage_error(kName, kUsageLine, "no input file given");
     }
     if (format.empty()) {
-        format = ends_with(output, ".svg") ? "svg"
+        format = ends_with(output, ".svg")                                     ? "svg"
                  : (ends_with(output, ".txt") || ends_with(output, ".folded")) ? "folded"
-                                                                                : "html";
+                                                                               : "html";
     }
     if (format != "html" && format != "svg" && format != "folded") {
         return usage_error(kName, kUsageLine, fmt::format("unknown format '{}' (html, svg or folded)", format));
@@ -104,7 +104,8 @@ int run(int argc, char** argv) {
     }
 
     if (output != "-" && same_file(input, output)) {
-        report(kName, fmt::format("{}: -o names the input file, which the output would replace; choose another", output));
+        report(kName,
+               fmt::format("{}: -o names the input file, which the output would replace; choose another", output));
         return kExitUsage;
     }
 

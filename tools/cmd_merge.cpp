@@ -35,12 +35,7 @@ constexpr const char* kHelp =
     "1 nothing could be merged, 2 bad arguments.\n";
 
 const Option kOptions[] = {
-    kSuffixOption,
-    kStartOption,
-    kEndOption,
-    kUnitOption,
-    {"--output", "-o", kTakesValue},
-    {"--help", "-h", kNoValue},
+    kSuffixOption, kStartOption, kEndOption, kUnitOption, {"--output", "-o", kTakesValue}, {"--help", "-h", kNoValue},
 };
 
 int usage_error(const std::string& message) { return cli::usage_error(kName, kUsageLine, message); }
@@ -84,7 +79,8 @@ int run(int argc, char** argv) {
         return kExitFailed;
     }
     if (!write_stdout(kName, r.output_path + "\n")) return kExitFailed;
-    report(kName, fmt::format("{} events from {} files ({} skipped)", r.events_written, r.files_merged, r.skipped.size()));
+    report(kName,
+           fmt::format("{} events from {} files ({} skipped)", r.events_written, r.files_merged, r.skipped.size()));
     if (r.complete()) return kExitOk;
     return r.files_merged > 0 || r.skipped.empty() ? kExitPartial : kExitFailed;
 }

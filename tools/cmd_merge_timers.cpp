@@ -45,8 +45,10 @@ int run(int argc, char** argv) {
         } else if (args.is("--graft")) {
             graft = v;
         } else if (args.is("--format")) {
-            if (v == "dict") format = TimersFormat::Dict;
-            else if (v == "list") format = TimersFormat::List;
+            if (v == "dict")
+                format = TimersFormat::Dict;
+            else if (v == "list")
+                format = TimersFormat::List;
             else {
                 return usage_error(kName, kUsageLine, fmt::format("--format takes list or dict, not '{}'", v));
             }
@@ -57,7 +59,8 @@ int run(int argc, char** argv) {
     if (inputs.empty()) return usage_error(kName, kUsageLine, "no input file given");
     for (const std::string& path : inputs) {
         if (!out_path.empty() && same_file(path, out_path)) {
-            report(kName, fmt::format("{}: -o names an input file, which the output would replace; choose another", out_path));
+            report(kName,
+                   fmt::format("{}: -o names an input file, which the output would replace; choose another", out_path));
             return kExitUsage;
         }
     }

@@ -35,11 +35,8 @@ const char kUsage[] =
     "                     cProfile's dump_stats writes): pstats.Stats(OUT), snakeviz, gprof2dot\n";
 
 const Option kOptions[] = {
-    {"--sort", "-s", kTakesValue},
-    {"--limit", "-n", kTakesValue},
-    {"--pstats", "", kTakesValue},
-    {"--full-paths", "", kNoValue},
-    {"--help", "-h", kNoValue},
+    {"--sort", "-s", kTakesValue},  {"--limit", "-n", kTakesValue}, {"--pstats", "", kTakesValue},
+    {"--full-paths", "", kNoValue}, {"--help", "-h", kNoValue},
 };
 
 bool parse_limit(const std::string& text, std::size_t& limit) {
@@ -67,7 +64,8 @@ int run(int argc, char** argv) {
             options.sort = *key;
         } else if (args.is("--limit")) {
             if (!parse_limit(v, options.limit)) {
-                return usage_error(kName, kUsageLine, fmt::format("--limit needs a positive whole number, not '{}'", v));
+                return usage_error(kName, kUsageLine,
+                                   fmt::format("--limit needs a positive whole number, not '{}'", v));
             }
         } else if (args.is("--pstats")) {
             if (v.empty()) return usage_error(kName, kUsageLine, "--pstats needs a file name");
@@ -77,7 +75,8 @@ int run(int argc, char** argv) {
         } else if (input.empty()) {
             input = args.operand();
         } else {
-            return usage_error(kName, kUsageLine, fmt::format("one file only (got '{}' and '{}')", input, args.operand()));
+            return usage_error(kName, kUsageLine,
+                               fmt::format("one file only (got '{}' and '{}')", input, args.operand()));
         }
     }
     if (input.empty()) {

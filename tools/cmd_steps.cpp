@@ -87,13 +87,19 @@ int run(int argc, char** argv) {
             if (!error.empty()) return usage_error(error);
         } else if (args.is("--by")) {
             const auto g = step_grouping_named(v);
-            if (!g) return usage_error(fmt::format("--by must be training_phase, process, framework_metric or node (got '{}')", v));
+            if (!g)
+                return usage_error(
+                    fmt::format("--by must be training_phase, process, framework_metric or node (got '{}')", v));
             by = *g;
         } else if (args.is("--format")) {
-            if (v == "table") format = Format::table;
-            else if (v == "csv") format = Format::csv;
-            else if (v == "json") format = Format::json;
-            else return usage_error(fmt::format("--format must be table, csv or json (got '{}')", v));
+            if (v == "table")
+                format = Format::table;
+            else if (v == "csv")
+                format = Format::csv;
+            else if (v == "json")
+                format = Format::json;
+            else
+                return usage_error(fmt::format("--format must be table, csv or json (got '{}')", v));
         } else if (args.is("--outlier-k")) {
             char* stop = nullptr;
             const double k = std::strtod(v.c_str(), &stop);

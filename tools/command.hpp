@@ -25,9 +25,9 @@ const std::vector<const Command*>& commands();
 
 // Exit codes shared by every subcommand.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailed = 1;       // nothing useful was produced (bad input, write error)
-inline constexpr int kExitUsage = 2;        // bad arguments
-inline constexpr int kExitPartial = 3;      // output written, but some inputs were skipped
+inline constexpr int kExitFailed = 1;   // nothing useful was produced (bad input, write error)
+inline constexpr int kExitUsage = 2;    // bad arguments
+inline constexpr int kExitPartial = 3;  // output written, but some inputs were skipped
 
 // Every subcommand answers a bad command line the same way: one line saying what is wrong, then
 // its short usage and where the long help is. Returns kExitUsage.

@@ -58,20 +58,21 @@ int usage_error(std::string_view command, std::string_view usage, const std::str
 }
 
 bool same_file(const std::string& input, const std::string& output) {
-    struct stat a {}, b {};
+    struct stat a {
+    }, b{};
     if (::stat(input.c_str(), &a) != 0 || ::stat(output.c_str(), &b) != 0) return false;
     return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-std::string out_of_memory(const std::string& path) {
-    return fmt::format("{}: out of memory while reading it", path);
-}
+std::string out_of_memory(const std::string& path) { return fmt::format("{}: out of memory while reading it", path); }
 
 bool write_stdout(std::string_view command, std::string_view text) {
     errno = 0;
     const bool ok = std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0 &&
                     !std::ferror(stdout);
-    if (!ok) report(command, fmt::format("cannot write to standard output: {}", errno != 0 ? std::strerror(errno) : "write failed"));
+    if (!ok)
+        report(command,
+               fmt::format("cannot write to standard output: {}", errno != 0 ? std::strerror(errno) : "write failed"));
     return ok;
 }
 

@@ -25,16 +25,23 @@ bool TraceRangeOptions::take(const Arguments& args, std::string& error) {
     const std::string& v = args.value();
     error.clear();
     if (args.is("--suffix")) {
-        if (v.empty()) error = "--suffix needs a value";
-        else suffixes.push_back(v);
+        if (v.empty())
+            error = "--suffix needs a value";
+        else
+            suffixes.push_back(v);
     } else if (args.is("--start") || args.is("--end")) {
         std::int64_t n = 0;
-        if (!parse_int(v, n)) error = fmt::format("{} needs an integer (got '{}')", args.written(), v);
-        else (args.is("--start") ? start : end) = n;
+        if (!parse_int(v, n))
+            error = fmt::format("{} needs an integer (got '{}')", args.written(), v);
+        else
+            (args.is("--start") ? start : end) = n;
     } else if (args.is("--unit")) {
-        if (v == "time") unit = MergeUnit::time;
-        else if (v == "step") unit = MergeUnit::step;
-        else error = fmt::format("--unit must be 'time' or 'step' (got '{}')", v);
+        if (v == "time")
+            unit = MergeUnit::time;
+        else if (v == "step")
+            unit = MergeUnit::step;
+        else
+            error = fmt::format("--unit must be 'time' or 'step' (got '{}')", v);
     } else {
         return false;
     }
@@ -51,7 +58,8 @@ bool is_range_error(const MergeError& e) {
     return std::strstr(e.what(), "before start") != nullptr || std::strstr(e.what(), "must be after") != nullptr;
 }
 
-void report_inputs(const char* command, const std::vector<SkippedInput>& skipped, const std::vector<std::string>& notes) {
+void report_inputs(const char* command, const std::vector<SkippedInput>& skipped,
+                   const std::vector<std::string>& notes) {
     for (const auto& s : skipped) report(command, fmt::format("skipped {}: {}", s.path, s.reason));
     for (const auto& n : notes) report(command, fmt::format("warning: {}", n));
 }

@@ -36,6 +36,7 @@ struct TraceRangeOptions {
 // a MergeError that is the range's fault (end before start, a step not found) is a usage error;
 bool is_range_error(const MergeError& e);
 // each input left out, and each warning about dropped or unpaired events, is one stderr line.
-void report_inputs(const char* command, const std::vector<SkippedInput>& skipped, const std::vector<std::string>& notes);
+void report_inputs(const char* command, const std::vector<SkippedInput>& skipped,
+                   const std::vector<std::string>& notes);
 
 }  // namespace ringprof::cli

@@ -20,8 +20,7 @@ namespace {
 // The head of NumPy's PyArrayObject_fields (numpy/ndarraytypes.h), unchanged from NumPy 1.7
 // through 2.x: read directly so that a signature needs no attribute lookups and no allocation.
 struct NumpyArrayHead {
-    PyObject_HEAD
-    char* data;
+    PyObject_HEAD char* data;
     int nd;
     Py_ssize_t* dimensions;
     Py_ssize_t* strides;

@@ -209,16 +209,20 @@ void init_engine(py::module_& m) {
     m.def("enable", &ringprof::enable, "Records from now on (the whole process).");
     m.def("disable", &ringprof::disable, "Stops recording (a disabled scope costs a load and a branch).");
     m.def("is_enabled", &ringprof::is_enabled, "True while recording (see enable() and disable()).");
-    m.def("flush", [] { ringprof::python::without_gil(&ringprof::flush); },
-          "Drains every ring and rewrites the output files now.");
-    m.def("add_metadata", [](const std::string& key, const std::string& value) { ringprof::add_metadata(key, value); },
-          py::arg("key"), py::arg("value"), "Adds key/value to the timers file's metadata.");
-    m.def("set_thread_name", [](const std::string& name) { ringprof::set_thread_name(name); }, py::arg("name"),
-          "Names the calling thread in every output (otherwise its OS name is used).");
+    m.def(
+        "flush", [] { ringprof::python::without_gil(&ringprof::flush); },
+        "Drains every ring and rewrites the output files now.");
+    m.def(
+        "add_metadata", [](const std::string& key, const std::string& value) { ringprof::add_metadata(key, value); },
+        py::arg("key"), py::arg("value"), "Adds key/value to the timers file's metadata.");
+    m.def(
+        "set_thread_name", [](const std::string& name) { ringprof::set_thread_name(name); }, py::arg("name"),
+        "Names the calling thread in every output (otherwise its OS name is used).");
     m.def("dropped_scopes", &ringprof::dropped_scopes,
           "Scopes refused because a ring was full, over all threads of the session.");
-    m.def("_stop_session", [] { ringprof::python::without_gil(&ringprof::detail::stop_default_session); },
-          "Ends the process's session now, as at exit; nothing records after it.");
+    m.def(
+        "_stop_session", [] { ringprof::python::without_gil(&ringprof::detail::stop_default_session); },
+        "Ends the process's session now, as at exit; nothing records after it.");
     m.def("_snapshot", &snapshot);
     m.def("_take_tree", &take_tree);
     m.def("_run_info", &run_info);

@@ -252,28 +252,32 @@ int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg) {
     if (state == nullptr) return 0;  // out of memory: this thread's calls go unrecorded
     try {
         switch (what) {
-        case PyTrace_CALL:
-            if (g_hook.active && state->hidden_frame == nullptr) {
-                const Site* site = site_for_python_call(frame, state->key);
-                if (site != &g_hidden_site) open_call(*state, site, frame);
-                else state->hidden_frame = frame;
-            }
-            break;
-        case PyTrace_RETURN:
-            if (frame == state->hidden_frame) state->hidden_frame = nullptr;
-            else close_call(*state, frame);
-            break;
-        case PyTrace_C_CALL:
-            if (g_hook.active && g_hook.builtins && (state->hidden_frame == nullptr || is_profiler_method(arg))) {
-                if (const Site* site = site_for_c_call(arg, state->key)) open_call(*state, site, arg);
-            }
-            break;
-        case PyTrace_C_RETURN:
-        case PyTrace_C_EXCEPTION:
-            close_call(*state, arg);
-            break;
-        default:
-            break;
+            case PyTrace_CALL:
+                if (g_hook.active && state->hidden_frame == nullptr) {
+                    const Site* site = site_for_python_call(frame, state->key);
+                    if (site != &g_hidden_site)
+                        open_call(*state, site, frame);
+                    else
+                        state->hidden_frame = frame;
+                }
+                break;
+            case PyTrace_RETURN:
+                if (frame == state->hidden_frame)
+                    state->hidden_frame = nullptr;
+                else
+                    close_call(*state, frame);
+                break;
+            case PyTrace_C_CALL:
+                if (g_hook.active && g_hook.builtins && (state->hidden_frame == nullptr || is_profiler_method(arg))) {
+                    if (const Site* site = site_for_c_call(arg, state->key)) open_call(*state, site, arg);
+                }
+                break;
+            case PyTrace_C_RETURN:
+            case PyTrace_C_EXCEPTION:
+                close_call(*state, arg);
+                break;
+            default:
+                break;
         }
     } catch (...) {
         PyErr_Clear();
@@ -316,7 +320,9 @@ public:
         if (state == nullptr || state->hook_frames == 0) PyEval_SetProfile(nullptr, nullptr);
     }
 
-    void clear() { without_gil([this] { profile_->clear(); }); }
+    void clear() {
+        without_gil([this] { profile_->clear(); });
+    }
 
     py::list rows() {
         const std::vector<FunctionStats> stats = without_gil([this] { return profile_->stats(); });
@@ -361,12 +367,13 @@ void hide_from_profile(py::args codes) {
 }  // namespace
 
 void add_profile_hook(py::module_& m) {
-    auto profile = py::class_<PythonProfile>(m, "_Profile")
-        .def(py::init<bool, bool, bool>(), py::arg("subcalls"), py::arg("builtins"), py::arg("signatures"))
-        .def("enable", &PythonProfile::enable, py::arg("builtins") = py::none())
-        .def("disable", &PythonProfile::disable)
-        .def("clear", &PythonProfile::clear)
-        .def("getstats", &PythonProfile::rows);  // named as its row should read (cProfile's getstats)
+    auto profile =
+        py::class_<PythonProfile>(m, "_Profile")
+            .def(py::init<bool, bool, bool>(), py::arg("subcalls"), py::arg("builtins"), py::arg("signatures"))
+            .def("enable", &PythonProfile::enable, py::arg("builtins") = py::none())
+            .def("disable", &PythonProfile::disable)
+            .def("clear", &PythonProfile::clear)
+            .def("getstats", &PythonProfile::rows);  // named as its row should read (cProfile's getstats)
     // The methods' function objects; their method table entries name the profiler's rows.
     for (const char* method : {"enable", "disable", "clear", "getstats"}) {
         PyObject* f = profile.attr(method).ptr();

@@ -24,8 +24,7 @@ using detail::make_tag;
 // The UTF-8 text of a marker name, or null with TypeError/ValueError set.
 const char* name_text(PyObject* name, const char* what, Py_ssize_t* size) {
     if (!PyUnicode_Check(name)) {
-        PyErr_Format(PyExc_TypeError, "ringprof.%s: the name must be a str, not %.100s", what,
-                     Py_TYPE(name)->tp_name);
+        PyErr_Format(PyExc_TypeError, "ringprof.%s: the name must be a str, not %.100s", what, Py_TYPE(name)->tp_name);
         return nullptr;
     }
     const char* text = PyUnicode_AsUTF8AndSize(name, size);
@@ -88,16 +87,14 @@ bool pop_frame(const void* owner, const char* label) {
         }
     }
     PyErr_Format(PyExc_RuntimeError,
-                 "ringprof: %s closed but not open on this thread (closed twice, or opened on another thread)",
-                 label);
+                 "ringprof: %s closed but not open on this thread (closed twice, or opened on another thread)", label);
     return false;
 }
 
 // ---- _Scope --------------------------------------------------------------------------------
 
 struct ScopeObject {
-    PyObject_HEAD
-    const Site* site;
+    PyObject_HEAD const Site* site;
 };
 
 PyTypeObject* g_scope_type = nullptr;
@@ -157,7 +154,8 @@ PyType_Slot scope_slots[] = {
     {Py_tp_repr, reinterpret_cast<void*>(scope_repr)},
     {0, nullptr}};
 
-PyType_Spec scope_spec = {"ringprof._Scope", sizeof(ScopeObject), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, scope_slots};
+PyType_Spec scope_spec = {"ringprof._Scope", sizeof(ScopeObject), 0,
+                          Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, scope_slots};
 
 // scope(name): the interned _Scope for `name` (a dict lookup after the first call).
 PyObject* scope_function(PyObject*, PyObject* name) {
@@ -246,8 +244,7 @@ PyObject* gauge_function(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 // ---- _Step ---------------------------------------------------------------------------------
 
 struct StepObject {
-    PyObject_HEAD
-    long long step;
+    PyObject_HEAD long long step;
     int mode;
 };
 
@@ -256,7 +253,8 @@ PyTypeObject* g_step_type = nullptr;
 PyObject* step_enter(PyObject* self, PyObject*) {
     auto* s = reinterpret_cast<StepObject*>(self);
     const auto m = static_cast<std::uint64_t>(s->mode) & 3u;
-    Event record[2] = {Event{0, make_tag(m, EventKind::StepBegin)}, detail::payload(static_cast<std::uint64_t>(s->step))};
+    Event record[2] = {Event{0, make_tag(m, EventKind::StepBegin)},
+                       detail::payload(static_cast<std::uint64_t>(s->step))};
     const Closing closing = detail::open_record(record, 2);
     if (!push_frame(closing, make_tag(m, EventKind::StepEnd), self)) return nullptr;
     Py_INCREF(self);
@@ -273,17 +271,17 @@ PyObject* step_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
     Py_RETURN_FALSE;
 }
 
-PyMethodDef step_methods[] = {
-    {"__enter__", step_enter, METH_NOARGS, "Starts the step on the calling thread."},
-    {"__exit__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(step_exit)), METH_FASTCALL,
-     "Ends the step."},
-    {nullptr, nullptr, 0, nullptr}};
+PyMethodDef step_methods[] = {{"__enter__", step_enter, METH_NOARGS, "Starts the step on the calling thread."},
+                              {"__exit__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(step_exit)),
+                               METH_FASTCALL, "Ends the step."},
+                              {nullptr, nullptr, 0, nullptr}};
 
 PyType_Slot step_slots[] = {{Py_tp_doc, const_cast<char*>("A training step: `with ringprof.step(n):`.")},
                             {Py_tp_methods, step_methods},
                             {0, nullptr}};
 
-PyType_Spec step_spec = {"ringprof._Step", sizeof(StepObject), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, step_slots};
+PyType_Spec step_spec = {"ringprof._Step", sizeof(StepObject), 0,
+                         Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, step_slots};
 
 int mode_of(PyObject* mode) {
     if (mode == nullptr) return 0;

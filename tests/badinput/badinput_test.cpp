@@ -128,12 +128,14 @@ void make_generated(const std::string& dir) {
     e.append(n, '}');
     e += "}]";
     write_file(dir + "/deep_event_args_100000.json", e);
-    write_file(dir + "/long_name_4MiB.json", "{\"name\": \"root\", \"total\": 1.0, \"count\": 1, \"children\": [{\"name\": \"" +
-                                                 std::string(4 << 20, 'x') + "\", \"total\": 0.5, \"count\": 1}]}");
+    write_file(dir + "/long_name_4MiB.json",
+               "{\"name\": \"root\", \"total\": 1.0, \"count\": 1, \"children\": [{\"name\": \"" +
+                   std::string(4 << 20, 'x') + "\", \"total\": 0.5, \"count\": 1}]}");
     std::string spans = "[";  // 300 spans, each inside the one before, on one thread
     for (int i = 0; i < 300; ++i) {
-        spans += std::string(i ? ",\n" : "") + "{\"name\": \"s\", \"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": " +
-                 std::to_string(i) + ", \"dur\": " + std::to_string(1000 - 2 * i) + "}";
+        spans += std::string(i ? ",\n" : "") +
+                 "{\"name\": \"s\", \"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": " + std::to_string(i) +
+                 ", \"dur\": " + std::to_string(1000 - 2 * i) + "}";
     }
     write_file(dir + "/nested_spans_300.json", spans + "]");
     fs::create_directories(dir + "/a_directory.json");
@@ -260,7 +262,8 @@ TEST(CliConsistency, AWriteErrorOnStandardOutputIsReportedWithANonZeroExit) {
     const std::string timers = kCorpus + "/valid_timers.json", stats = kCorpus + "/valid_stats.json";
     const std::string root = tmp.str() + "/merge_root";
     fs::create_directories(root + "/framework/pevents/2020071317");
-    fs::copy_file(kCorpus + "/valid_trace.json", root + "/framework/pevents/2020071317/1594662614815222_1-corpus_pythontimeline.json");
+    fs::copy_file(kCorpus + "/valid_trace.json",
+                  root + "/framework/pevents/2020071317/1594662614815222_1-corpus_pythontimeline.json");
     const std::vector<std::vector<std::string>> cases = {
         {RINGPROF_TOOL, "merge-timers", timers},
         {RINGPROF_TOOL, "stats", stats},
@@ -310,7 +313,8 @@ TEST(DeepestOutput, EveryCommandReadsWhatTheDeepestSessionWrote) {
     const std::string err = tmp.str() + "/err.txt";
     std::string trace;
     for (const auto& e : fs::recursive_directory_iterator(tmp.str()))
-        if (e.path().string().size() > 12 && e.path().string().find("_trace.json.gz") != std::string::npos) trace = e.path().string();
+        if (e.path().string().size() > 12 && e.path().string().find("_trace.json.gz") != std::string::npos)
+            trace = e.path().string();
     ASSERT_FALSE(trace.empty()) << "no Chrome trace written";
     const std::vector<std::vector<std::string>> cases = {
         {RINGPROF_TOOL, "merge-timers", timers, "-o", tmp.str() + "/merged_timers.json"},

@@ -24,16 +24,16 @@ TEST(JsonErrorPosition, ValidJsonHasNoProblem) {
 }
 
 TEST(JsonErrorPosition, NamesTheFirstOffendingByte) {
-    EXPECT_EQ(offset_of("{\"a\": 1,}"), 8u);           // a member name was due
-    EXPECT_EQ(offset_of("[1 2]"), 3u);                // ',' or ']' was due
-    EXPECT_EQ(offset_of("{\"a\" 1}"), 5u);             // ':' was due
-    EXPECT_EQ(offset_of("[tru]"), 1u);                // the misspelt literal, from its start
-    EXPECT_EQ(offset_of("[01]"), 2u);                 // a leading zero ends the number
-    EXPECT_EQ(offset_of("[\"a\\x\"]"), 4u);             // the unknown escape letter
-    EXPECT_EQ(offset_of("[\"a\tb\"]"), 3u);             // a raw tab inside a string
-    EXPECT_EQ(offset_of("[\"a\xFF\"]"), 3u);            // invalid UTF-8
-    EXPECT_EQ(offset_of("[\"\xED\xA0\x80\"]"), 2u);     // an encoded surrogate
-    EXPECT_EQ(offset_of("{} x"), 3u);                 // extra data after the value
+    EXPECT_EQ(offset_of("{\"a\": 1,}"), 8u);             // a member name was due
+    EXPECT_EQ(offset_of("[1 2]"), 3u);                   // ',' or ']' was due
+    EXPECT_EQ(offset_of("{\"a\" 1}"), 5u);               // ':' was due
+    EXPECT_EQ(offset_of("[tru]"), 1u);                   // the misspelt literal, from its start
+    EXPECT_EQ(offset_of("[01]"), 2u);                    // a leading zero ends the number
+    EXPECT_EQ(offset_of("[\"a\\x\"]"), 4u);              // the unknown escape letter
+    EXPECT_EQ(offset_of("[\"a\tb\"]"), 3u);              // a raw tab inside a string
+    EXPECT_EQ(offset_of("[\"a\xFF\"]"), 3u);             // invalid UTF-8
+    EXPECT_EQ(offset_of("[\"\xED\xA0\x80\"]"), 2u);      // an encoded surrogate
+    EXPECT_EQ(offset_of("{} x"), 3u);                    // extra data after the value
     EXPECT_EQ(offset_of(std::string("[1,\0]", 5)), 3u);  // a NUL byte
 }
 

@@ -24,8 +24,8 @@
 namespace {
 
 namespace fs = std::filesystem;
-using ringprof::testing::TempDir;
 using ringprof::testing::read_text;
+using ringprof::testing::TempDir;
 
 // What a user sees of one run: exit code, both streams, and the file the run wrote.
 struct Seen {
@@ -39,14 +39,16 @@ bool operator==(const Seen& a, const Seen& b) {
 }
 
 std::ostream& operator<<(std::ostream& os, const Seen& s) {
-    return os << "exit " << s.code << (s.finished ? "" : " (killed)") << "\n--- stdout\n" << s.out.substr(0, 400)
-              << "\n--- stderr\n" << s.err << "--- file: " << s.file.size() << " bytes";
+    return os << "exit " << s.code << (s.finished ? "" : " (killed)") << "\n--- stdout\n"
+              << s.out.substr(0, 400) << "\n--- stderr\n"
+              << s.err << "--- file: " << s.file.size() << " bytes";
 }
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
-    for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+    for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
 }
 
 // `ringprof ARGS...` with the current folder `dir/work` (fresh); `file`, when given, is read
@@ -122,10 +124,14 @@ struct Inputs {
     std::vector<std::string> expand(const std::vector<std::string>& args) const {
         std::vector<std::string> out = args;
         for (std::string& a : out) {
-            if (a == "{flame}") a = flame;
-            else if (a == "{stats}") a = stats;
-            else if (a == "{timers}") a = timers;
-            else if (a == "{merge}") a = merge;
+            if (a == "{flame}")
+                a = flame;
+            else if (a == "{stats}")
+                a = stats;
+            else if (a == "{timers}")
+                a = timers;
+            else if (a == "{merge}")
+                a = merge;
         }
         return out;
     }
@@ -182,7 +188,8 @@ TEST_P(EveryValueOption, TakesItsValueJoinedByEqualsOrAsTheNextArgumentAlike) {
     const Seen without = run_tool(dir.path() / "without", command_line(o, in, {}), o.file);
     EXPECT_FALSE(without == apart) << "the value of " << o.name << " changed nothing: " << without;
 
-    const Seen joined = run_tool(dir.path() / "joined", command_line(o, in, {std::string(o.name) + "=" + o.value}), o.file);
+    const Seen joined =
+        run_tool(dir.path() / "joined", command_line(o, in, {std::string(o.name) + "=" + o.value}), o.file);
     EXPECT_EQ(joined, apart) << o.name << "=" << o.value;
     if (*o.alias != '\0') {
         const Seen aliased = run_tool(dir.path() / "alias", command_line(o, in, {o.alias, o.value}), o.file);
@@ -226,8 +233,7 @@ TEST(EveryCommand, NamesAnUnknownOptionAsItWasWrittenAndExitsWithTwo) {
             const Seen r = run_tool(dir.path() / "run", {command, option, "input"});
             ASSERT_TRUE(r.finished) << "no answer within the deadline";
             EXPECT_EQ(r.code, 2) << command << ' ' << option << ": " << r;
-            EXPECT_EQ(first_line(r.err), "ringprof " + std::string(command) + ": unknown option '" + option + "'")
-                << r;
+            EXPECT_EQ(first_line(r.err), "ringprof " + std::string(command) + ": unknown option '" + option + "'") << r;
         }
     }
 }

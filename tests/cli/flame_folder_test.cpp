@@ -64,7 +64,8 @@ TEST(FlameFolder, DrawsTheFolderWithTheStepsViewUnderTheFoldersName) {
     ASSERT_TRUE(view.is_object());
     EXPECT_EQ(simdjson::dom::array(view["nodes"]).size(), job.nodes.size());
     std::vector<int> marked;
-    for (simdjson::dom::element st : simdjson::dom::array(view["steps"])) marked.push_back(static_cast<int>(int64_t(st["slowest"])));
+    for (simdjson::dom::element st : simdjson::dom::array(view["steps"]))
+        marked.push_back(static_cast<int>(int64_t(st["slowest"])));
     EXPECT_EQ(marked, job.straggler);
     EXPECT_EQ(simdjson::dom::array(doc["timeline"]["lanes"]).size(), 6u);
 }
@@ -75,7 +76,8 @@ TEST(FlameFolder, TheCurrentFolderIsNamedByItsOwnName) {
     const FlameRun r = flame(dir.path() / "run1", ".");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.err, "ringprof flame: wrote run1_flame.html\n");
-    const std::string data = flame_test::page_data(ringprof::testing::read_text(dir.path() / "run1" / "run1_flame.html"));
+    const std::string data =
+        flame_test::page_data(ringprof::testing::read_text(dir.path() / "run1" / "run1_flame.html"));
     simdjson::dom::parser parser;
     EXPECT_EQ(std::string_view(parser.parse(data)["title"]), "run1");
 }
@@ -113,8 +115,8 @@ TEST(FlameFolder, FoldedStacksOfAFolderHoldEveryNodesSpans) {
 TEST(FlameFolder, AnUnreadableTimelineIsNamedAndThePageIsPartial) {
     TempDir dir;
     flame_test::write_straggler_job(dir.path() / "job", StragglerJob());
-    const fs::path bad = dir.path() / "job" / "framework" / "pevents" / "2020071317" /
-                         "1594662605070000_41-algo-4_pythontimeline.json";
+    const fs::path bad =
+        dir.path() / "job" / "framework" / "pevents" / "2020071317" / "1594662605070000_41-algo-4_pythontimeline.json";
     steps_test::write_file(bad, "[{\"name\": \"x\", \"ph\": \"X\", \"ts\": 1, \"dur\": ");
     const FlameRun r = flame(dir.path(), "job -o page.html");
     EXPECT_EQ(r.code, 3) << r.err;

@@ -93,8 +93,10 @@ TEST(DrainerInterference, AFlatOutProducerIsReadOnTheDrainersCadenceNotChased) {
     producer.join();
     const Snapshot s = session.snapshot();
     EXPECT_EQ(recorded(s, "flat_out"), issued);
-    const auto sleeps = static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(took).count() / 100);
-    EXPECT_LE(passes, sleeps + 40) << passes << " drainer passes in " << sleeps * 100 << " us of " << issued << " scopes";
+    const auto sleeps =
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(took).count() / 100);
+    EXPECT_LE(passes, sleeps + 40) << passes << " drainer passes in " << sleeps * 100 << " us of " << issued
+                                   << " scopes";
 }
 
 // A thread recording a scope every ~10 us fills a quarter of even its first segment in ~1.3 ms:

@@ -264,7 +264,8 @@ TEST(WaitPolicy, StoppingTheSessionUnderWaitingProducersFinishes) {
 }
 
 TEST(WaitPolicy, AForkedChildRecordsExactlyAndFinishes) {
-    if (ringprof::testing::kThreadSanitizer) GTEST_SKIP() << "ThreadSanitizer does not support threads started after fork";
+    if (ringprof::testing::kThreadSanitizer)
+        GTEST_SKIP() << "ThreadSanitizer does not support threads started after fork";
     TempDir dir;
     const ChildOutcome parent = run_bounded(
         [&] {

@@ -63,11 +63,10 @@ TEST(MarkersHeader, MarkersFromAFileIncludingOnlyMarkersHppRecordScopesGaugesAnd
     EXPECT_EQ(s.tree.gauges[0].second.count, 3u);
     EXPECT_DOUBLE_EQ(s.tree.gauges[0].second.max, 1.0);
 
-    const std::vector<std::pair<int, std::int64_t>> expected = {
-        {static_cast<int>(StepMode::Train), 0},
-        {static_cast<int>(StepMode::Train), 1},
-        {static_cast<int>(StepMode::Train), 2},
-        {static_cast<int>(StepMode::Eval), 7}};
+    const std::vector<std::pair<int, std::int64_t>> expected = {{static_cast<int>(StepMode::Train), 0},
+                                                                {static_cast<int>(StepMode::Train), 1},
+                                                                {static_cast<int>(StepMode::Train), 2},
+                                                                {static_cast<int>(StepMode::Eval), 7}};
     EXPECT_EQ(seen->steps(), expected) << "PROF_STEP and PROF_STEP_MODE";
 }
 

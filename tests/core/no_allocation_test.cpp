@@ -19,7 +19,7 @@
 namespace {
 thread_local std::uint64_t t_allocations = 0;
 thread_local bool t_refuse_allocations = false;  // operator new throws bad_alloc, as out of memory
-}
+}  // namespace
 
 // None of these is inlined: GCC pairs a `new` expression with operator delete, and once a body
 // is inlined into a caller it sees malloc'd memory released by operator delete, or memory from
@@ -59,7 +59,10 @@ TEST(HotPath, MillionScopesAllocateNothingAfterWarmUp) {
     testing::TempDir dir;
     Config c = ringprof::testing::timers_only(dir, "alloc");
     Session session(c);
-    { PROF_SCOPE("warm_up"); leaf(); }  // registers this thread's ring (the slow path)
+    {
+        PROF_SCOPE("warm_up");
+        leaf();
+    }  // registers this thread's ring (the slow path)
     const std::uint64_t before = t_allocations;
     const long n = testing::scaled(1'000'000);
     for (long i = 0; i < n; ++i) {

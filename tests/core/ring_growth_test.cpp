@@ -171,7 +171,8 @@ TEST(RingGrowth, AThreadWhoseNextSegmentIsNotReadyGrowsItsOwnRingCountedAndVisib
     ASSERT_GE(s.growths, 1u) << "the thread grew its ring itself";
     // Where it happened: inside the thread's open scopes, in the middle of the loop.
     EXPECT_EQ(s.tree.root.find("ringprof.grow"), nullptr);
-    EXPECT_EQ(count_named(*s.tree.root.find("hot"), "ringprof.grow"), s.growths) << "the growth shows where it happened";
+    EXPECT_EQ(count_named(*s.tree.root.find("hot"), "ringprof.grow"), s.growths)
+        << "the growth shows where it happened";
     const ThreadInfo* info = nullptr;
     for (const ThreadInfo& t : s.threads) {
         if (t.tid == tid) info = &t;
@@ -185,7 +186,9 @@ TEST(RingGrowth, AThreadWhoseNextSegmentIsNotReadyGrowsItsOwnRingCountedAndVisib
     ASSERT_NE(saved.find_metadata("ring_growths"), nullptr);
     EXPECT_EQ(std::stoull(*saved.find_metadata("ring_growths")), s.growths);
     ASSERT_NE(saved.find_metadata("ring_growths_by_thread"), nullptr);  // tid:growths:ns
-    EXPECT_EQ(saved.find_metadata("ring_growths_by_thread")->rfind(std::to_string(tid) + ":" + std::to_string(s.growths) + ":", 0), 0u)
+    EXPECT_EQ(saved.find_metadata("ring_growths_by_thread")
+                  ->rfind(std::to_string(tid) + ":" + std::to_string(s.growths) + ":", 0),
+              0u)
         << *saved.find_metadata("ring_growths_by_thread");
 }
 

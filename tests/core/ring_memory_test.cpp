@@ -181,7 +181,8 @@ TEST(RingMemory, AThreadThatGetsNoRingHasItsScopesCountedAsDroppedAndSaidOnce) {
     EXPECT_NE(err.find("no ring memory"), std::string::npos) << err;
     // Once at the first flush and once at the end of the session, not at every flush.
     std::size_t lines = 0;
-    for (std::size_t p = err.find("scopes dropped"); p != std::string::npos; p = err.find("scopes dropped", p + 1)) ++lines;
+    for (std::size_t p = err.find("scopes dropped"); p != std::string::npos; p = err.find("scopes dropped", p + 1))
+        ++lines;
     EXPECT_EQ(lines, 2u) << err;
 }
 

@@ -131,7 +131,7 @@ TEST(Ring, ScopesNestedInARefusedScopeAreRefusedEvenAfterRoomIsFreed) {
     ASSERT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{1}, EventKind::Begin)));
     ASSERT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{2}, EventKind::Begin)));
     EXPECT_FALSE(r.ring.try_begin(make_tag(std::uint64_t{3}, EventKind::Begin)));  // full
-    r.ring.release(r.ring.readable_head());  // the drainer frees room
+    r.ring.release(r.ring.readable_head());                                        // the drainer frees room
     EXPECT_FALSE(r.ring.try_begin(make_tag(std::uint64_t{4}, EventKind::Begin)));  // child of refused
     r.ring.end_refused();
     r.ring.end_refused();
@@ -148,9 +148,9 @@ TEST(Ring, ARecordWrittenInsideARefusedScopeKeepsItsChildrenRefused) {
     ASSERT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{3}, EventKind::Begin)));
     ASSERT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{4}, EventKind::Begin)));
     EXPECT_FALSE(r.ring.try_begin(make_tag(std::uint64_t{5}, EventKind::Begin)));  // full
-    r.ring.release(r.ring.readable_head());  // the drainer frees room
+    r.ring.release(r.ring.readable_head());                                        // the drainer frees room
     const Event gauge{0, make_tag(std::uint64_t{6}, EventKind::Gauge)};
-    EXPECT_TRUE(r.ring.try_write(&gauge, 1));  // room again: the record itself fits
+    EXPECT_TRUE(r.ring.try_write(&gauge, 1));                                      // room again: the record itself fits
     EXPECT_FALSE(r.ring.try_begin(make_tag(std::uint64_t{7}, EventKind::Begin)));  // child of refused
     const Event step[2] = {{0, make_tag(std::uint64_t{0}, EventKind::StepBegin)}, {1, 0}};
     EXPECT_FALSE(r.ring.try_open(step, 2));  // so is a scope-like record
@@ -199,7 +199,8 @@ std::vector<RecordKind> record_kinds() {
 // A ring of 16 events with `open` scopes open and `free` slots left beside their reserved Ends.
 std::unique_ptr<OwnedRing> ring_with_room(std::uint64_t open, std::uint64_t free) {
     auto r = std::make_unique<OwnedRing>(16);
-    for (std::uint64_t i = 0; i < open; ++i) EXPECT_TRUE(r->ring.try_begin(make_tag(std::uint64_t{2}, EventKind::Begin)));
+    for (std::uint64_t i = 0; i < open; ++i)
+        EXPECT_TRUE(r->ring.try_begin(make_tag(std::uint64_t{2}, EventKind::Begin)));
     const std::uint64_t filler = 16 - 2 * open - free;  // events already written and unread
     for (std::uint64_t i = 0; i < filler; ++i) {
         const Event e{i, make_tag(std::uint64_t{3}, EventKind::Payload)};
@@ -216,8 +217,8 @@ TEST(RingAdmission, EveryRecordKindIsRefusedOneShortOfItsRoomAndAdmittedAtAndAbo
                 auto r = ring_with_room(open, free);
                 const std::uint64_t head = r->ring.readable_head();
                 const bool admitted = kind.offer(r->ring);
-                const std::string where = std::string(kind.name) + ", open scopes " + std::to_string(open) +
-                                          ", free " + std::to_string(free) + " (needs " + std::to_string(room) + ")";
+                const std::string where = std::string(kind.name) + ", open scopes " + std::to_string(open) + ", free " +
+                                          std::to_string(free) + " (needs " + std::to_string(room) + ")";
                 EXPECT_EQ(admitted, free >= room) << where;
                 EXPECT_EQ(r->ring.dropped(), admitted ? 0u : 1u) << where;
                 EXPECT_EQ(r->ring.readable_head(), admitted ? head + kind.events : head) << where;

@@ -123,7 +123,8 @@ TEST(TimersJson, EmptyInputIsAnErrorNamingTheSource) {
             parse_timers_json(text, "empty.json");
             FAIL() << "empty input must not parse";
         } catch (const TimersJsonError& e) {
-            EXPECT_NE(std::string(e.what()).find("empty.json: not a timers file: the input is empty"), std::string::npos)
+            EXPECT_NE(std::string(e.what()).find("empty.json: not a timers file: the input is empty"),
+                      std::string::npos)
                 << e.what();
         }
     }

@@ -107,17 +107,17 @@ protected:
 
     static std::set<std::string> tree_paths(const ringprof::TimerNode& root) {
         std::set<std::string> out;
-        flame_test::for_each_path(root, [&](const std::string& p, const ringprof::TimerNode&, const ringprof::TimerNode*) {
-            out.insert(p);
-        });
+        flame_test::for_each_path(
+            root, [&](const std::string& p, const ringprof::TimerNode&, const ringprof::TimerNode*) { out.insert(p); });
         return out;
     }
 
     // The page's state after pending animation frames, as parsed JSON (kept alive in `parser`).
     static simdjson::dom::element settled(simdjson::dom::parser& parser, const std::string& expr) {
         static thread_local std::string text;
-        text = browser().evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(JSON.stringify(" +
-                                  expr + ")))))");
+        text = browser().evaluate(
+            "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(JSON.stringify(" + expr +
+            ")))))");
         return parser.parse(text);
     }
 
@@ -129,7 +129,8 @@ protected:
             std::size_t end = pct;
             if (end > 0 && text[end - 1] == ' ') --end;
             std::size_t begin = end;
-            while (begin > 0 && (std::isdigit(static_cast<unsigned char>(text[begin - 1])) || text[begin - 1] == '.')) --begin;
+            while (begin > 0 && (std::isdigit(static_cast<unsigned char>(text[begin - 1])) || text[begin - 1] == '.'))
+                --begin;
             if (begin < end) out.push_back(std::stod(text.substr(begin, end - begin)));
         }
         return out;
@@ -153,13 +154,15 @@ ringprof::FlameProfile training_profile() {
     ringprof::FlameProfile p;
     p.title = "training demo";
     p.merged = flame_test::training_tree();
-    p.threads.push_back({"main (tid 101)", flame_test::node("root", 10.0, 1, false,
-                                                            {flame_test::node("train_step", 8.0, 100, false,
-                                                                              {flame_test::node("env_step", 5.0, 400)}),
-                                                             flame_test::node("save_model", 1.5, 1)}),
-                         0, "tid 101"});
+    p.threads.push_back(
+        {"main (tid 101)",
+         flame_test::node("root", 10.0, 1, false,
+                          {flame_test::node("train_step", 8.0, 100, false, {flame_test::node("env_step", 5.0, 400)}),
+                           flame_test::node("save_model", 1.5, 1)}),
+         0, "tid 101"});
     p.threads.push_back({"env worker (tid 102)",
-                         flame_test::node("root", 9.0, 1, false, {flame_test::node("simulate", 2.5, 800)}), 0, "tid 102"});
+                         flame_test::node("root", 9.0, 1, false, {flame_test::node("simulate", 2.5, 800)}), 0,
+                         "tid 102"});
     return p;
 }
 
@@ -223,9 +226,10 @@ TEST_F(FlameBrowser, RendersHoversZoomsAndSearches) {
         browser().click(double(xy.at(0)), double(xy.at(1)));
         browser().type("simul");
         std::size_t expected = 0;
-        flame_test::for_each_path(profile.merged, [&](const std::string&, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
-            expected += n.name.find("simul") != std::string::npos;
-        });
+        flame_test::for_each_path(profile.merged,
+                                  [&](const std::string&, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
+                                      expected += n.name.find("simul") != std::string::npos;
+                                  });
         EXPECT_EQ(state("matches"), std::to_string(expected));
         std::size_t lit = 0;
         for (const DrawnFrame& f : frames()) lit += f.match;
@@ -256,15 +260,16 @@ struct SelfTable {
 };
 
 void add_tree(SelfTable& t, const ringprof::TimerNode& root) {
-    flame_test::for_each_path(root, [&](const std::string&, const ringprof::TimerNode& n, const ringprof::TimerNode* parent) {
-        if (parent == nullptr) return;
-        double children = 0;
-        for (const auto& c : n.children) children += c.total;
-        const double self = std::max(0.0, n.total - children);
-        t.rows[n.name].first += self;
-        t.rows[n.name].second += n.count;
-        t.base += self;
-    });
+    flame_test::for_each_path(root,
+                              [&](const std::string&, const ringprof::TimerNode& n, const ringprof::TimerNode* parent) {
+                                  if (parent == nullptr) return;
+                                  double children = 0;
+                                  for (const auto& c : n.children) children += c.total;
+                                  const double self = std::max(0.0, n.total - children);
+                                  t.rows[n.name].first += self;
+                                  t.rows[n.name].second += n.count;
+                                  t.base += self;
+                              });
 }
 
 // "1.50 s", "250 ms", "12.0 \u00b5s" back to seconds; "61.5%" to 61.5; "1,234" to 1234.
@@ -299,7 +304,8 @@ TEST_F(FlameBrowser, EveryNumberInTheTableAndTheTooltipsMatchesTheTrees) {
         SCOPED_TRACE("view " + std::to_string(v));
         set_select("view", std::to_string(v));
         const std::string json = browser().evaluate(
-            "JSON.stringify([...document.querySelectorAll('#top-self tr')].map(tr => [...tr.children].map(td => td.textContent)))");
+            "JSON.stringify([...document.querySelectorAll('#top-self tr')].map(tr => [...tr.children].map(td => "
+            "td.textContent)))");
         simdjson::dom::parser parser;
         std::size_t shown = 0, positive = 0;
         double previous = 1e300;
@@ -311,8 +317,8 @@ TEST_F(FlameBrowser, EveryNumberInTheTableAndTheTooltipsMatchesTheTrees) {
             EXPECT_NEAR(self, it->second.first, it->second.first * 0.005) << name;
             EXPECT_LE(self, previous) << "rows by self time, largest first";
             previous = self;
-            EXPECT_NEAR(page_percent(std::string(std::string_view(row.at(2)))), 100.0 * it->second.first / expected[v].base,
-                        0.051)
+            EXPECT_NEAR(page_percent(std::string(std::string_view(row.at(2)))),
+                        100.0 * it->second.first / expected[v].base, 0.051)
                 << name;
             EXPECT_EQ(page_int(std::string(std::string_view(row.at(3)))), it->second.second) << name;
             ++shown;
@@ -324,9 +330,10 @@ TEST_F(FlameBrowser, EveryNumberInTheTableAndTheTooltipsMatchesTheTrees) {
     // Tooltips of the merged view: totals, self, calls and both percentages, frame by frame.
     set_select("view", "0");
     std::map<std::string, std::pair<const ringprof::TimerNode*, const ringprof::TimerNode*>> nodes;
-    flame_test::for_each_path(profile.merged, [&](const std::string& path, const ringprof::TimerNode& n, const ringprof::TimerNode* parent) {
-        nodes[path] = {&n, parent};
-    });
+    flame_test::for_each_path(
+        profile.merged, [&](const std::string& path, const ringprof::TimerNode& n, const ringprof::TimerNode* parent) {
+            nodes[path] = {&n, parent};
+        });
     std::size_t checked = 0;
     for (const DrawnFrame& f : frames()) {
         if (f.w < 3 || f.path == "root") continue;
@@ -412,7 +419,6 @@ TEST_F(FlameBrowser, TenThousandNodesZoomAndLayOutOnlyFramesWideEnoughToSee) {
     expect_no_page_errors();
 }
 
-
 // The demo's shape, from a real session: a trainer and four workers that exit before the end.
 class FlameBrowserDemo : public FlameBrowser {
 protected:
@@ -450,10 +456,11 @@ TEST_F(FlameBrowserDemo, HeaderCountsEveryThreadAndEachViewTotalsItsOwnTime) {
         const std::string table = text_of("top-self");
         EXPECT_EQ(table.find("\u2013"), std::string::npos) << "a '-' cell in view " << i << ": " << table;
         EXPECT_FALSE(percentages(table).empty()) << table;
-        if (kind == "thread" && std::string_view(views.at(i)["label"]) == "trainer") save_screenshot("flame_e2e_trainer_view.png");
+        if (kind == "thread" && std::string_view(views.at(i)["label"]) == "trainer")
+            save_screenshot("flame_e2e_trainer_view.png");
     }
-    const std::set<std::string> expected = {"trainer", "env_worker_0", "env_worker_1", "thread " + run_.worker_tids.at(0),
-                                            "thread " + run_.worker_tids.at(1)};
+    const std::set<std::string> expected = {"trainer", "env_worker_0", "env_worker_1",
+                                            "thread " + run_.worker_tids.at(0), "thread " + run_.worker_tids.at(1)};
     EXPECT_EQ(thread_labels, expected);
     expect_no_page_errors();
 }
@@ -473,7 +480,8 @@ TEST_F(FlameBrowserDemo, NoPercentagePassesOneHundredAndTheBaseIsStated) {
                 browser().hover(f.x + f.w / 2, f.y + f.h / 2);
                 // The tooltip's values (its second column) and notes, each on its own line.
                 const std::string tip = browser().evaluate(
-                    "new Promise(r => requestAnimationFrame(() => r([...document.querySelectorAll('#tip td:nth-child(2), "
+                    "new Promise(r => requestAnimationFrame(() => r([...document.querySelectorAll('#tip "
+                    "td:nth-child(2), "
                     "#tip div')].map(e => e.textContent).join('\\n'))))");
                 EXPECT_FALSE(tip.empty()) << f.path;
                 for (double p : percentages(tip)) EXPECT_LE(p, 100.0) << f.path << ": " << tip;
@@ -511,8 +519,8 @@ TEST_F(FlameBrowserDemo, TimelineShowsEveryThreadsLaneWithStepsAndZooms) {
     simdjson::dom::element tl = settled(parser, "window.ringprofFlame.timeline()");
     std::set<std::string> lanes;
     for (simdjson::dom::element l : tl["lanes"].get_array()) lanes.insert(std::string(std::string_view(l)));
-    const std::set<std::string> expected = {"trainer", "env_worker_0", "env_worker_1", "thread " + run_.worker_tids.at(0),
-                                            "thread " + run_.worker_tids.at(1)};
+    const std::set<std::string> expected = {"trainer", "env_worker_0", "env_worker_1",
+                                            "thread " + run_.worker_tids.at(0), "thread " + run_.worker_tids.at(1)};
     EXPECT_EQ(lanes, expected);
     EXPECT_EQ(int64_t(tl["steps"]), 12);
     EXPECT_GT(int64_t(tl["drawn"]), 0);
@@ -595,14 +603,16 @@ TEST_F(FlameBrowserDemo, TimelineShowsEveryThreadsLaneWithStepsAndZooms) {
     browser().click(enclosing.x, enclosing.y);
     tl = settled(parser, "window.ringprofFlame.timeline()");
     EXPECT_NEAR(double(tl["t1"]) - double(tl["t0"]), view * 0.5, view * 1e-6);
-    EXPECT_NEAR(double(tl["t0"]) + (enclosing.x - double(tl["x"])) / double(tl["w"]) * (view * 0.5), under, view * 0.01);
+    EXPECT_NEAR(double(tl["t0"]) + (enclosing.x - double(tl["x"])) / double(tl["w"]) * (view * 0.5), under,
+                view * 0.01);
     expect_no_page_errors();
 }
 
 TEST_F(FlameBrowserDemo, PageUsesTheWindowAndGrowsWithIt) {
     auto box = [](const std::string& id) {
         const std::string json = browser().evaluate(
-            "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => { const b = document.getElementById('" +
+            "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => { const b = "
+            "document.getElementById('" +
             id + "').getBoundingClientRect(); r(JSON.stringify([b.width, b.height, b.bottom, innerHeight])); })))");
         simdjson::dom::parser parser;
         const simdjson::dom::array a = parser.parse(json).get_array();
@@ -647,7 +657,8 @@ TEST_F(FlameBrowserDemo, TheRunsFolderHasAStepsViewOfItsProcess) {
     for (int i = 0; i < 12; ++i) expected[static_cast<std::size_t>(i)] = i;
     EXPECT_EQ(steps, expected) << "the demo-shaped run steps 0 to 11";
     for (simdjson::dom::element c : simdjson::dom::array(view["cells"])) EXPECT_GT(double(c["us"]), 0.0);
-    for (simdjson::dom::element m : simdjson::dom::array(view["marked"])) EXPECT_TRUE(m.is_null()) << "one node: no straggler";
+    for (simdjson::dom::element m : simdjson::dom::array(view["marked"]))
+        EXPECT_TRUE(m.is_null()) << "one node: no straggler";
     EXPECT_EQ(browser().evaluate("getComputedStyle(document.getElementById('steps-panel')).display"), "flex");
     save_screenshot("flame_e2e_run_folder_steps.png");
     expect_no_page_errors();
@@ -674,7 +685,8 @@ TEST_F(FlameBrowser, TimelineAtTheSpanCapPaintsAtMostARectPerPixelColumn) {
     profile.timeline.spans_seen = per_lane * 5;
     profile.timeline.note = "generated";
     const std::string path = open("timeline_cap_flame.html", profile);
-    std::printf("page with %zu spans: %ju bytes\n", per_lane * 5, static_cast<std::uintmax_t>(std::filesystem::file_size(path)));
+    std::printf("page with %zu spans: %ju bytes\n", per_lane * 5,
+                static_cast<std::uintmax_t>(std::filesystem::file_size(path)));
 
     simdjson::dom::parser parser;
     simdjson::dom::element tl = settled(parser, "window.ringprofFlame.timeline()");
@@ -724,7 +736,8 @@ TEST_F(FlameBrowser, StepsViewShowsEachNodesStepsAndOutlinesTheStraggler) {
     std::vector<std::vector<Cell>> at(nodes.size(), std::vector<Cell>(job.steps()));
     std::size_t cells = 0;
     for (simdjson::dom::element c : simdjson::dom::array(view["cells"])) {
-        const auto n = static_cast<std::size_t>(std::find(nodes.begin(), nodes.end(), std::string(std::string_view(c["node"]))) - nodes.begin());
+        const auto n = static_cast<std::size_t>(
+            std::find(nodes.begin(), nodes.end(), std::string(std::string_view(c["node"]))) - nodes.begin());
         const auto s = static_cast<std::size_t>(int64_t(c["step"]));
         ASSERT_LT(n, nodes.size());
         ASSERT_LT(s, job.steps());
@@ -736,7 +749,8 @@ TEST_F(FlameBrowser, StepsViewShowsEachNodesStepsAndOutlinesTheStraggler) {
     EXPECT_EQ(cells, nodes.size() * job.steps());
     const auto outlined = [&](const Cell& c) {
         // The outline's left edge, inside the cell; the pixel as the canvas holds it.
-        const int px = static_cast<int>(std::floor((c.x + 1.5 - cx) * dpr)), py = static_cast<int>(std::floor((c.y + c.h / 2 - cy) * dpr));
+        const int px = static_cast<int>(std::floor((c.x + 1.5 - cx) * dpr)),
+                  py = static_cast<int>(std::floor((c.y + c.h / 2 - cy) * dpr));
         const std::string rgba = browser().evaluate(
             "JSON.stringify(Array.from(document.getElementById('steps').getContext('2d').getImageData(" +
             std::to_string(px) + "," + std::to_string(py) + ",1,1).data))");
@@ -829,7 +843,8 @@ TEST_F(FlameBrowser, StepsViewWithManyStepsMarksStragglersWithABarOverTheirRow) 
     };
     std::map<std::pair<int, int64_t>, Cell> cells;
     for (simdjson::dom::element c : simdjson::dom::array(view["cells"]))
-        cells[{std::string_view(c["node"]) == "a" ? 0 : 1, int64_t(c["step"])}] = {double(c["x"]), double(c["y"]), double(c["h"])};
+        cells[{std::string_view(c["node"]) == "a" ? 0 : 1, int64_t(c["step"])}] = {double(c["x"]), double(c["y"]),
+                                                                                   double(c["h"])};
     ASSERT_EQ(cells.size(), 2u * kSteps);
     const auto red_at = [&](double x, double y) {
         const std::string rgba = browser().evaluate(

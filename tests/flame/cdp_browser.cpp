@@ -162,8 +162,9 @@ CdpBrowser::CdpBrowser(const std::string& chromium, const std::string& work_dir,
         call("Page.enable");
         call("Runtime.enable");
         call("Log.enable");
-        call("Emulation.setDeviceMetricsOverride", "{\"width\":" + std::to_string(width) + ",\"height\":" +
-                                                       std::to_string(height) + ",\"deviceScaleFactor\":1,\"mobile\":false}");
+        call("Emulation.setDeviceMetricsOverride", "{\"width\":" + std::to_string(width) +
+                                                       ",\"height\":" + std::to_string(height) +
+                                                       ",\"deviceScaleFactor\":1,\"mobile\":false}");
     } catch (...) {
         shut_down();
         throw;
@@ -192,7 +193,8 @@ void CdpBrowser::shut_down() {
             pollfd p{from_browser_, POLLIN, 0};
             if (from_browser_ >= 0 && poll(&p, 1, 20) > 0) {
                 char sink[65536];
-                if (read(from_browser_, sink, sizeof sink) <= 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                if (read(from_browser_, sink, sizeof sink) <= 0)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(10));
             } else {
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
             }
@@ -324,7 +326,9 @@ void CdpBrowser::wheel(double x, double y, double delta_y) {
 
 void CdpBrowser::drag(double x0, double y0, double x1, double y1) {
     hover(x0, y0);
-    const auto at = [](double x, double y) { return ",\"x\":" + number(x) + ",\"y\":" + number(y) + ",\"button\":\"left\""; };
+    const auto at = [](double x, double y) {
+        return ",\"x\":" + number(x) + ",\"y\":" + number(y) + ",\"button\":\"left\"";
+    };
     call("Input.dispatchMouseEvent", "{\"type\":\"mousePressed\"" + at(x0, y0) + ",\"buttons\":1,\"clickCount\":1}");
     for (int i = 1; i <= 5; ++i) {
         const double f = i / 5.0;
@@ -345,8 +349,9 @@ void CdpBrowser::double_click(double x, double y) {
 }
 
 void CdpBrowser::resize(int width, int height) {
-    call("Emulation.setDeviceMetricsOverride", "{\"width\":" + std::to_string(width) + ",\"height\":" +
-                                                   std::to_string(height) + ",\"deviceScaleFactor\":1,\"mobile\":false}");
+    call("Emulation.setDeviceMetricsOverride", "{\"width\":" + std::to_string(width) +
+                                                   ",\"height\":" + std::to_string(height) +
+                                                   ",\"deviceScaleFactor\":1,\"mobile\":false}");
 }
 
 void CdpBrowser::type(const std::string& text) { call("Input.insertText", "{\"text\":" + quote(text) + "}"); }

@@ -28,16 +28,16 @@ public:
     // "result" as JSON text. Throws on a protocol error or a timeout.
     std::string call(const std::string& method, const std::string& params_json = "{}", bool to_browser = false);
 
-    void navigate(const std::string& url);           // returns after the load event
-    std::string evaluate(const std::string& expr);   // a script whose value is a string
-    void click(double x, double y);                  // press and release the left button
+    void navigate(const std::string& url);          // returns after the load event
+    std::string evaluate(const std::string& expr);  // a script whose value is a string
+    void click(double x, double y);                 // press and release the left button
     void hover(double x, double y);
-    void type(const std::string& text);              // into the focused element
-    void wheel(double x, double y, double delta_y);  // a mouse wheel turn (negative: away from the user)
+    void type(const std::string& text);                     // into the focused element
+    void wheel(double x, double y, double delta_y);         // a mouse wheel turn (negative: away from the user)
     void drag(double x0, double y0, double x1, double y1);  // press, move in steps, release
     void double_click(double x, double y);
-    void resize(int width, int height);              // the page's viewport, as a window resize
-    std::string screenshot_png();                    // the visible page, PNG bytes
+    void resize(int width, int height);  // the page's viewport, as a window resize
+    std::string screenshot_png();        // the visible page, PNG bytes
 
     // Console errors, uncaught exceptions and error log entries seen so far.
     const std::vector<std::string>& page_errors() const { return errors_; }

@@ -30,7 +30,8 @@ std::string work_dir() {
 
 ToolRun run_tool(const std::string& args) {
     const std::string err_path = work_dir() + "/stderr.txt";
-    const std::string cmd = std::string("cd '") + work_dir() + "' && '" RINGPROF_TOOL "' flame " + args + " 2>'" + err_path + "'";
+    const std::string cmd =
+        std::string("cd '") + work_dir() + "' && '" RINGPROF_TOOL "' flame " + args + " 2>'" + err_path + "'";
     const int status = std::system(cmd.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, flame_test::read_text(err_path)};
 }
@@ -61,20 +62,23 @@ TEST_P(CliForms, WritesEveryFormatFromATimersFile) {
 
     ASSERT_EQ(run_tool("'" + input + "' -o " + stem + ".txt").code, 0);
     const auto stacks = parse_folded(flame_test::read_text(work_dir() + "/" + stem + ".txt"));
-    flame_test::for_each_path(tree.root, [&](const std::string& path, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
-        std::string key = path;
-        for (char& c : key) if (c == '/') c = ';';
-        const long long self_us = std::llround(n.self() * 1e6);
-        if (self_us > 0) {
-            EXPECT_EQ(stacks.count(key) ? stacks.at(key) : -1, self_us) << key;
-        }
-    });
+    flame_test::for_each_path(tree.root,
+                              [&](const std::string& path, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
+                                  std::string key = path;
+                                  for (char& c : key)
+                                      if (c == '/') c = ';';
+                                  const long long self_us = std::llround(n.self() * 1e6);
+                                  if (self_us > 0) {
+                                      EXPECT_EQ(stacks.count(key) ? stacks.at(key) : -1, self_us) << key;
+                                  }
+                              });
 
     ASSERT_EQ(run_tool("'" + input + "' --format svg -o " + stem + ".svg").code, 0);
     const std::string svg = flame_test::read_text(work_dir() + "/" + stem + ".svg");
-    flame_test::for_each_path(tree.root, [&](const std::string&, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
-        EXPECT_NE(svg.find("data-name=\"" + n.name + "\""), std::string::npos) << n.name;
-    });
+    flame_test::for_each_path(tree.root,
+                              [&](const std::string&, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
+                                  EXPECT_NE(svg.find("data-name=\"" + n.name + "\""), std::string::npos) << n.name;
+                              });
 
     // Default: HTML named after the input, in the current directory.
     const ToolRun html = run_tool("'" + input + "'");
@@ -91,9 +95,11 @@ INSTANTIATE_TEST_SUITE_P(BothMlAgentsForms, CliForms,
 // anything else the HTML page. Each file is told apart by what it starts with.
 TEST(Cli, TheOutputsExtensionChoosesItsFormatWhenNoFormatIsGiven) {
     const std::string input = fixture("training_timers_dict.json");
-    const std::pair<const char*, const char*> cases[] = {
-        {"by_ext.svg", "<?xml"}, {"by_ext.txt", "root"}, {"by_ext.folded", "root"}, {"by_ext.html", "<!DOCTYPE html>"},
-        {"by_ext.page", "<!DOCTYPE html>"}};
+    const std::pair<const char*, const char*> cases[] = {{"by_ext.svg", "<?xml"},
+                                                         {"by_ext.txt", "root"},
+                                                         {"by_ext.folded", "root"},
+                                                         {"by_ext.html", "<!DOCTYPE html>"},
+                                                         {"by_ext.page", "<!DOCTYPE html>"}};
     for (const auto& [name, start] : cases) {
         const ToolRun r = run_tool("'" + input + "' -o " + name);
         ASSERT_EQ(r.code, 0) << name << ": " << r.err;
@@ -125,7 +131,8 @@ TEST(Cli, ReadsACompressedChromeTrace) {
 
 TEST(Cli, WritesToStandardOutput) {
     const std::string out = work_dir() + "/stdout.txt";
-    const std::string cmd = "'" RINGPROF_TOOL "' flame '" + fixture("training_timers_dict.json") + "' -f folded -o - >'" + out + "'";
+    const std::string cmd =
+        "'" RINGPROF_TOOL "' flame '" + fixture("training_timers_dict.json") + "' -f folded -o - >'" + out + "'";
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     EXPECT_EQ(flame_test::read_text(out).rfind("root ", 0), 0u);
 }

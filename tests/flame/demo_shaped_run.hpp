@@ -56,8 +56,10 @@ inline DemoShapedRun run_demo_shaped(const std::string& name) {
                 std::vector<long> unnamed(4, 0);
                 for (int w = 0; w < 4; ++w) {
                     workers.emplace_back([w, training, &unnamed] {
-                        if (w < 2) ringprof::set_thread_name("env_worker_" + std::to_string(w));
-                        else unnamed[w] = ::syscall(SYS_gettid);
+                        if (w < 2)
+                            ringprof::set_thread_name("env_worker_" + std::to_string(w));
+                        else
+                            unnamed[w] = ::syscall(SYS_gettid);
                         ringprof::AdoptContext adopt(training);
                         for (int i = 0; i < 12; ++i) {
                             PROF_SCOPE("collect_rollout");

@@ -30,16 +30,15 @@ inline ringprof::TimerNode training_tree() {
                 {node("train_step", 8.0, 100, false,
                       {node("env_step", 5.0, 400, false,
                             {node("workers", 1.0, 400, false,
-                                  {node("worker_root", 3.0, 800, true,
-                                        {node("simulate", 2.5, 800, true)})})}),
+                                  {node("worker_root", 3.0, 800, true, {node("simulate", 2.5, 800, true)})})}),
                        node("update_policy", 2.5, 100, false, {node("simulate", 0.5, 100)})}),
                  node("save_model", 1.5, 1)});
 }
 
 // Every node with its '/'-joined path, root first (preorder).
-inline void for_each_path(const ringprof::TimerNode& root,
-                          const std::function<void(const std::string&, const ringprof::TimerNode&,
-                                                   const ringprof::TimerNode*)>& fn) {
+inline void for_each_path(
+    const ringprof::TimerNode& root,
+    const std::function<void(const std::string&, const ringprof::TimerNode&, const ringprof::TimerNode*)>& fn) {
     std::function<void(const ringprof::TimerNode&, const ringprof::TimerNode*, const std::string&)> walk =
         [&](const ringprof::TimerNode& n, const ringprof::TimerNode* parent, const std::string& prefix) {
             const std::string path = prefix.empty() ? n.name : prefix + "/" + n.name;

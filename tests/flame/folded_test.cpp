@@ -22,9 +22,8 @@ std::map<std::string, std::int64_t> parse_folded(const std::string& text) {
     while (std::getline(in, line)) {
         // "<frames> <digits>": the count is after the last space, frames never end in a space.
         const auto space = line.rfind(' ');
-        const bool ok = space != std::string::npos && space > 0 && space + 1 < line.size() &&
-                        line[space - 1] != ' ' && line[0] != ' ' &&
-                        line.find_first_not_of("0123456789", space + 1) == std::string::npos;
+        const bool ok = space != std::string::npos && space > 0 && space + 1 < line.size() && line[space - 1] != ' ' &&
+                        line[0] != ' ' && line.find_first_not_of("0123456789", space + 1) == std::string::npos;
         EXPECT_TRUE(ok) << "bad line: " << line;
         if (!ok) continue;
         const std::string stack = line.substr(0, space);
@@ -36,7 +35,8 @@ std::map<std::string, std::int64_t> parse_folded(const std::string& text) {
 
 std::string folded_path(const std::string& slash_path) {
     std::string s = slash_path;
-    for (char& c : s) if (c == '/') c = ';';
+    for (char& c : s)
+        if (c == '/') c = ';';
     return s;
 }
 
@@ -44,19 +44,20 @@ TEST(Folded, EachStackCarriesItsSelfTimeInMicroseconds) {
     const ringprof::TimerNode tree = training_tree();
     const auto stacks = parse_folded(ringprof::render_folded(tree));
     std::size_t expected_lines = 0;
-    flame_test::for_each_path(tree, [&](const std::string& path, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
-        std::int64_t self = micros(n.total);
-        for (const auto& c : n.children) self -= micros(c.total);
-        const auto it = stacks.find(folded_path(path));
-        if (self > 0) {
-            ++expected_lines;
-            ASSERT_NE(it, stacks.end()) << path;
-            EXPECT_EQ(it->second, self) << path;
-            EXPECT_NEAR(static_cast<double>(it->second), n.self() * 1e6, 1.0) << path;
-        } else {
-            EXPECT_EQ(it, stacks.end()) << "zero-self stack written: " << path;
-        }
-    });
+    flame_test::for_each_path(tree,
+                              [&](const std::string& path, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
+                                  std::int64_t self = micros(n.total);
+                                  for (const auto& c : n.children) self -= micros(c.total);
+                                  const auto it = stacks.find(folded_path(path));
+                                  if (self > 0) {
+                                      ++expected_lines;
+                                      ASSERT_NE(it, stacks.end()) << path;
+                                      EXPECT_EQ(it->second, self) << path;
+                                      EXPECT_NEAR(static_cast<double>(it->second), n.self() * 1e6, 1.0) << path;
+                                  } else {
+                                      EXPECT_EQ(it, stacks.end()) << "zero-self stack written: " << path;
+                                  }
+                              });
     EXPECT_EQ(stacks.size(), expected_lines);
 }
 
@@ -68,7 +69,8 @@ TEST(Folded, LinesUnderASequentialNodeSumToItsTotal) {
     const ringprof::TimerNode tree = training_tree();
     const auto stacks = parse_folded(ringprof::render_folded(tree));
     std::size_t checked = 0, exact = 0;
-    flame_test::for_each_path(tree, [&](const std::string& path, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
+    flame_test::for_each_path(tree, [&](const std::string& path, const ringprof::TimerNode& n,
+                                        const ringprof::TimerNode*) {
         std::int64_t excess = 0;
         flame_test::for_each_path(n, [&](const std::string&, const ringprof::TimerNode& d, const ringprof::TimerNode*) {
             std::int64_t children = 0;
@@ -102,8 +104,6 @@ TEST(Folded, SeparatorsInsideNamesAreReplaced) {
     EXPECT_EQ(stacks.at("root"), 250000);
 }
 
-TEST(Folded, EmptyTreeGivesNoLines) {
-    EXPECT_EQ(ringprof::render_folded(ringprof::TimerNode("root")), "");
-}
+TEST(Folded, EmptyTreeGivesNoLines) { EXPECT_EQ(ringprof::render_folded(ringprof::TimerNode("root")), ""); }
 
 }  // namespace

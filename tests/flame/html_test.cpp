@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
-
 #include "flame_test_trees.hpp"
 #include "ringprof/flame.hpp"
 
@@ -12,8 +11,12 @@ ringprof::FlameProfile two_thread_profile() {
     ringprof::FlameProfile p;
     p.title = "demo </script><b>run</b>";
     p.merged = flame_test::training_tree();
-    p.threads.push_back({"main (tid 1)", flame_test::node("root", 10.0, 1, false, {flame_test::node("train_step", 8.0, 100)}), 0, "tid 1"});
-    p.threads.push_back({"worker (tid 2)", flame_test::node("root", 9.0, 1, false, {flame_test::node("simulate", 3.0, 800)}), 7, "tid 2"});
+    p.threads.push_back({"main (tid 1)",
+                         flame_test::node("root", 10.0, 1, false, {flame_test::node("train_step", 8.0, 100)}), 0,
+                         "tid 1"});
+    p.threads.push_back({"worker (tid 2)",
+                         flame_test::node("root", 9.0, 1, false, {flame_test::node("simulate", 3.0, 800)}), 7,
+                         "tid 2"});
     p.dropped = 7;
     return p;
 }
@@ -56,11 +59,12 @@ TEST(Html, DataBlockHoldsEveryViewNodeForNode) {
         std::vector<std::string> expected_names;
         std::vector<double> expected_totals;
         std::vector<bool> expected_parallel;
-        flame_test::for_each_path(*trees[v], [&](const std::string&, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
-            expected_names.push_back(n.name);
-            expected_totals.push_back(n.total);
-            expected_parallel.push_back(n.is_parallel);
-        });
+        flame_test::for_each_path(*trees[v],
+                                  [&](const std::string&, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
+                                      expected_names.push_back(n.name);
+                                      expected_totals.push_back(n.total);
+                                      expected_parallel.push_back(n.is_parallel);
+                                  });
         const simdjson::dom::array n = view["n"], p = view["p"], t = view["t"], f = view["f"];
         ASSERT_EQ(n.size(), expected_names.size());
         std::size_t i = 0;

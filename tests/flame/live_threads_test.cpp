@@ -64,13 +64,15 @@ TEST(FlameLive, EveryThreadGetsAViewNamedAsTheTimelineNamesItExitedOnesIncluded)
         labels.insert(label);
         exited += detail.find("exited") != std::string::npos;
         // "tid N[, exited]": the timeline's name for tid N is the view's label.
-        const std::string tid = detail.substr(4, detail.find(',') == std::string::npos ? std::string::npos : detail.find(',') - 4);
+        const std::string tid =
+            detail.substr(4, detail.find(',') == std::string::npos ? std::string::npos : detail.find(',') - 4);
         ASSERT_TRUE(trace_names.count(tid)) << "tid " << tid << " has no thread_name in the trace";
         EXPECT_EQ(trace_names.at(tid), label);
         // The view's own time: the root holds its thread's time, not 0.
         EXPECT_GT(double(view["t"].at(0)), 0.0) << label;
         std::set<std::string> node_names;
-        for (simdjson::dom::element id : view["n"].get_array()) node_names.insert(std::string(std::string_view(names.at(uint64_t(id)))));
+        for (simdjson::dom::element id : view["n"].get_array())
+            node_names.insert(std::string(std::string_view(names.at(uint64_t(id)))));
         EXPECT_TRUE(node_names.count(label == "trainer" ? "train_step" : "env_step")) << label;
     }
     const std::set<std::string> expected = {"trainer", "env_worker_0", "env_worker_1", "thread " + run.worker_tids[0],
@@ -146,7 +148,10 @@ TEST(FlameLive, ThreadsExitedBeyondTheFirst64ShareOneView) {
             c.backends = {"timers"};
             ringprof::Session session(c);
             for (int i = 0; i < 100; ++i) {
-                std::thread([] { PROF_SCOPE("short_job"); flame_test::spin_for(std::chrono::microseconds(20)); }).join();
+                std::thread([] {
+                    PROF_SCOPE("short_job");
+                    flame_test::spin_for(std::chrono::microseconds(20));
+                }).join();
                 session.snapshot();  // a drain pass retires the thread, as time passing would
             }
             const ringprof::FlameProfile p = ringprof::flame_profile(session.snapshot(), "churn");

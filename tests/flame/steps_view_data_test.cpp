@@ -141,13 +141,15 @@ TEST(FlameStepsView, AFolderGivesEveryNodesThreadsTheirOwnLane) {
     // The same pids on three nodes are six processes, each named by its node first.
     ASSERT_EQ(labels.size(), 6u);
     for (const std::string& node : StragglerJob().nodes) {
-        EXPECT_EQ(std::count_if(labels.begin(), labels.end(), [&](const std::string& l) { return l.rfind(node + " / ", 0) == 0; }),
+        EXPECT_EQ(std::count_if(labels.begin(), labels.end(),
+                                [&](const std::string& l) { return l.rfind(node + " / ", 0) == 0; }),
                   2)
             << node;
     }
     // Each node's step events, in the merged tree: six per node.
     const auto& kids = profile.merged.children;
-    const auto step = std::find_if(kids.begin(), kids.end(), [](const ringprof::TimerNode& n) { return n.name == "Step:ModeKeys.TRAIN"; });
+    const auto step = std::find_if(kids.begin(), kids.end(),
+                                   [](const ringprof::TimerNode& n) { return n.name == "Step:ModeKeys.TRAIN"; });
     ASSERT_NE(step, kids.end());
     EXPECT_EQ(step->count, 18u);
     EXPECT_TRUE(profile.skipped_inputs.empty());

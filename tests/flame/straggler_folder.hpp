@@ -38,7 +38,8 @@ inline void write_straggler_job(const std::filesystem::path& root, const Straggl
         for (std::size_t s = 0; s < job.steps(); ++s) {
             const long long start = StragglerJob::step_start(s), dur = job.us[n][s];
             if (with_steps)
-                events.push_back({"Step:ModeKeys.TRAIN", 1, start, dur, "{\"step_num\": \"" + std::to_string(s) + "\"}"});
+                events.push_back(
+                    {"Step:ModeKeys.TRAIN", 1, start, dur, "{\"step_num\": \"" + std::to_string(s) + "\"}"});
             else
                 events.push_back({"train_batch", 1, start, dur, ""});
             events.push_back({"forward", 2, start + 10, dur / 2, ""});  // no step_num: inside its step

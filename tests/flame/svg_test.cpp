@@ -104,7 +104,11 @@ double seconds_of(const std::string& text) {
     std::size_t used = 0;
     const double v = std::stod(text, &used);
     const std::string unit = text.substr(used + 1);
-    const double scale = unit == "s" ? 1.0 : unit == "ms" ? 1e-3 : unit == "\xC2\xB5s" ? 1e-6 : unit == "ns" ? 1e-9 : -1.0;
+    const double scale = unit == "s"           ? 1.0
+                         : unit == "ms"        ? 1e-3
+                         : unit == "\xC2\xB5s" ? 1e-6
+                         : unit == "ns"        ? 1e-9
+                                               : -1.0;
     EXPECT_GT(scale, 0.0) << "unit of " << text;
     return v * scale;
 }
@@ -125,11 +129,16 @@ TitleNumbers title_numbers(const std::string& title) {
         parts.push_back(facts.substr(at, comma - at));
     }
     for (const std::string& p : parts) {
-        if (p.rfind("total ", 0) == 0) t.total = seconds_of(p.substr(6));
-        else if (p.rfind("self ", 0) == 0) t.self = seconds_of(p.substr(5));
-        else if (p.find(" call") != std::string::npos) t.calls = std::stol(p);
-        else if (p.find("% of parent") != std::string::npos) t.percent_of_parent = std::stod(p);
-        else ADD_FAILURE() << "unknown part '" << p << "' in " << title;
+        if (p.rfind("total ", 0) == 0)
+            t.total = seconds_of(p.substr(6));
+        else if (p.rfind("self ", 0) == 0)
+            t.self = seconds_of(p.substr(5));
+        else if (p.find(" call") != std::string::npos)
+            t.calls = std::stol(p);
+        else if (p.find("% of parent") != std::string::npos)
+            t.percent_of_parent = std::stod(p);
+        else
+            ADD_FAILURE() << "unknown part '" << p << "' in " << title;
     }
     return t;
 }
@@ -142,7 +151,8 @@ TEST(Svg, EveryNumberInATooltipMatchesTheTree) {
     const std::vector<SvgFrame> frames = parse_frames(svg);
     ASSERT_EQ(frames.size(), flame_test::node_count(tree));
     std::size_t i = 0, with_percent = 0;
-    flame_test::for_each_path(tree, [&](const std::string& path, const ringprof::TimerNode& n, const ringprof::TimerNode* parent) {
+    flame_test::for_each_path(tree, [&](const std::string& path, const ringprof::TimerNode& n,
+                                        const ringprof::TimerNode* parent) {
         const SvgFrame& f = frames.at(i++);
         ASSERT_EQ(f.name, n.name) << path;
         const TitleNumbers t = title_numbers(f.title);

@@ -77,7 +77,8 @@ TEST(TraceInput, BuildsPerThreadAndMergedTrees) {
 }
 
 TEST(TraceInput, TimelineHasALanePerThreadWithSpansNestedByTime) {
-    const ringprof::FlameProfile p = ringprof::load_flame_profile(write_gz("two_threads_timeline.trace.json.gz", kTrace));
+    const ringprof::FlameProfile p =
+        ringprof::load_flame_profile(write_gz("two_threads_timeline.trace.json.gz", kTrace));
     const ringprof::FlameTimeline& tl = p.timeline;
     ASSERT_EQ(tl.lanes.size(), 2u);
     EXPECT_EQ(tl.lanes[0].label, p.threads[0].label);
@@ -87,9 +88,11 @@ TEST(TraceInput, TimelineHasALanePerThreadWithSpansNestedByTime) {
         std::int64_t start_ns, dur_ns;
         std::uint32_t depth;
     };
-    const std::vector<std::vector<Want>> want = {
-        {{"step", 0, 1'000'000, 0}, {"forward", 100'000, 300'000, 1}, {"backward", 500'000, 400'500, 1}, {"step", 1'000'000, 1'000'000, 0}},
-        {{"step", 200'000, 1'000'000, 0}, {"load", 250'000, 200'000, 1}}};
+    const std::vector<std::vector<Want>> want = {{{"step", 0, 1'000'000, 0},
+                                                  {"forward", 100'000, 300'000, 1},
+                                                  {"backward", 500'000, 400'500, 1},
+                                                  {"step", 1'000'000, 1'000'000, 0}},
+                                                 {{"step", 200'000, 1'000'000, 0}, {"load", 250'000, 200'000, 1}}};
     for (std::size_t l = 0; l < want.size(); ++l) {
         ASSERT_EQ(tl.lanes[l].spans.size(), want[l].size()) << l;
         for (std::size_t i = 0; i < want[l].size(); ++i) {

@@ -66,7 +66,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     ParsedEvent reference;
     bool is_object = false;
     if (!ringprof::detail::parse_event_with_simdjson(text, reference, is_object) || !is_object) {
-        std::fprintf(stderr, "the fast path took an event simdjson refuses: %.*s\n", static_cast<int>(size), text.data());
+        std::fprintf(stderr, "the fast path took an event simdjson refuses: %.*s\n", static_cast<int>(size),
+                     text.data());
         std::abort();
     }
     if (!fast.dur_text.empty()) {  // the text the writer copies must be how the number prints

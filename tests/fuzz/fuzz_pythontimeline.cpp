@@ -28,7 +28,8 @@ const fs::path& work_dir() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const fs::path file = work_dir() / "framework" / "pevents" / "2020071317" / "1594662624718694_1-fuzz_pythontimeline.json";
+    const fs::path file =
+        work_dir() / "framework" / "pevents" / "2020071317" / "1594662624718694_1-fuzz_pythontimeline.json";
     {
         std::ofstream out(file, std::ios::binary | std::ios::trunc);
         out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));

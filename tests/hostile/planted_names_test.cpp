@@ -222,12 +222,11 @@ TEST_P(PlantedFileLink, IsLeftAsItIsAndReportedAndNothingIsWrittenThroughIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOutputName, PlantedFileLink,
-                         ::testing::Values("victim_trace.json.gz", "victim_trace.json.gz.%p.tmp",
-                                           "victim_timers.json", "victim_timers.json.%p.tmp", "victim_stats.json",
-                                           "victim_stats.json.%p.tmp", "victim_stats.txt", "victim_stats.txt.%p.tmp",
-                                           "victim_flame.html", "victim_flame.html.%p.tmp", "victim_flame.svg",
-                                           "victim_flame.svg.%p.tmp", "victim_folded.txt",
-                                           "victim_folded.txt.%p.tmp", ".victim.ringprof_claim"),
+                         ::testing::Values("victim_trace.json.gz", "victim_trace.json.gz.%p.tmp", "victim_timers.json",
+                                           "victim_timers.json.%p.tmp", "victim_stats.json", "victim_stats.json.%p.tmp",
+                                           "victim_stats.txt", "victim_stats.txt.%p.tmp", "victim_flame.html",
+                                           "victim_flame.html.%p.tmp", "victim_flame.svg", "victim_flame.svg.%p.tmp",
+                                           "victim_folded.txt", "victim_folded.txt.%p.tmp", ".victim.ringprof_claim"),
                          [](const ::testing::TestParamInfo<const char*>& param) {
                              std::string n;
                              for (const char* p = param.param; *p != 0; ++p) {
@@ -258,7 +257,8 @@ TEST_F(Planted, AnHourFolderLinkToARootOnlyFolderGetsNothingWrittenIntoIt) {
     // The hour the files will be named after; the next one too, in case the run crosses it.
     const std::time_t now = std::time(nullptr);
     const std::string hours[] = {"framework/pevents/" + hour_name(now), "framework/pevents/" + hour_name(now + 3600)};
-    const VictimRun r = run_victim([&](pid_t) { return plant_link(hours[0], victim_) && plant_link(hours[1], victim_); });
+    const VictimRun r =
+        run_victim([&](pid_t) { return plant_link(hours[0], victim_) && plant_link(hours[1], victim_); });
     const std::string used = hours[lines_naming(r.err, "'" + shared_ + "/" + hours[1] + "'") == 1 ? 1 : 0];
     expect_refused_link(used, victim_, r, {hours[0], hours[1]});
 }

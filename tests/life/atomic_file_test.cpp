@@ -89,14 +89,15 @@ TEST(SnapshotFileBackend, AUserBackendWritesEachFileFromItsRenderFunctionLikeThe
         Config c = ringprof::testing::timers_only(dir, "mine");
         Session session(c);
         session.add_backend(std::make_unique<SnapshotFileBackend>(
-            "counts", std::vector<SnapshotFile>{
-                          {"_work_count.txt",
-                           [](const Snapshot& s, const RunInfo& run) {
-                               const TimerNode* work = s.tree.root.find("work");
-                               return run.run_id + " " + std::to_string(work != nullptr ? work->count : 0);
-                           }},
-                          {"_timers_copy.json",
-                           [](const Snapshot& s, const RunInfo&) { return write_timers_json(s.tree, TimersFormat::List); }}}));
+            "counts", std::vector<SnapshotFile>{{"_work_count.txt",
+                                                 [](const Snapshot& s, const RunInfo& run) {
+                                                     const TimerNode* work = s.tree.root.find("work");
+                                                     return run.run_id + " " +
+                                                            std::to_string(work != nullptr ? work->count : 0);
+                                                 }},
+                                                {"_timers_copy.json", [](const Snapshot& s, const RunInfo&) {
+                                                     return write_timers_json(s.tree, TimersFormat::List);
+                                                 }}}));
         for (int i = 0; i < 42; ++i) {
             PROF_SCOPE("work");
         }

@@ -98,9 +98,7 @@ TEST(Exit, AProfileWhoseSessionHasEndedReturnsNothingAndNeverTouchesIt) {
         Config c = ringprof::testing::timers_only(dir, "ended");
         auto session = std::make_unique<Session>(c);
         Profile profile;  // on the running session, which it did not start
-        {
-            PROF_SCOPE("before_the_end");
-        }
+        { PROF_SCOPE("before_the_end"); }
         if (profile.stats().empty()) return 4;  // the probe works while the session runs
         session.reset();
         profile.clear();

@@ -26,8 +26,8 @@ using namespace std::chrono_literals;
 // A lock of the process that a backend takes, as a logging library's is: a forked child's
 // session uses it too.
 std::mutex g_process_lock;
-std::atomic<bool> g_inside{false};   // a backend holds g_process_lock now
-std::atomic<bool> g_let_go{false};   // tells a backend that never returns to return
+std::atomic<bool> g_inside{false};  // a backend holds g_process_lock now
+std::atomic<bool> g_let_go{false};  // tells a backend that never returns to return
 
 enum class Hold { OnWriterBriefly, OnDrainerBriefly, OnWriterUntilLetGo };
 
@@ -97,16 +97,14 @@ TEST(ForkGate, AForkWaitsUntilTheTimelineWriterIsOutOfItsBackend) {
     expect_child_finds_the_lock_free(Hold::OnWriterBriefly);
 }
 
-TEST(ForkGate, AForkWaitsUntilTheDrainerIsOutOfItsBackend) {
-    expect_child_finds_the_lock_free(Hold::OnDrainerBriefly);
-}
+TEST(ForkGate, AForkWaitsUntilTheDrainerIsOutOfItsBackend) { expect_child_finds_the_lock_free(Hold::OnDrainerBriefly); }
 
 // The bound: fork() goes ahead after kMaxForkWait. The child then does inherit the held lock
 // (what a fork did before the gate), and the parent's session ends normally.
 TEST(ForkGate, ABackendThatNeverReturnsDelaysAForkButDoesNotBlockIt) {
     TempDir dir;
-    const Outcome o = run_bounded(
-        [&] { return fork_while_a_backend_holds_the_lock(dir.str(), Hold::OnWriterUntilLetGo); });
+    const Outcome o =
+        run_bounded([&] { return fork_while_a_backend_holds_the_lock(dir.str(), Hold::OnWriterUntilLetGo); });
     ASSERT_TRUE(o.finished) << "fork() waited for a backend that never returns";
     EXPECT_EQ(o.exit_code, 1) << "the fork went ahead while the backend held its lock";
 }

@@ -51,10 +51,16 @@ int parent_that_forks(const std::string& dir, ChildEnd end) {
     if (child == 0) {
         ::close(parent_alive[1]);
         switch (end) {
-            case ChildEnd::Exit: std::exit(0);
-            case ChildEnd::UnderscoreExit: ::_exit(0);
-            case ChildEnd::Exec: ::execl("/bin/true", "true", static_cast<char*>(nullptr)); ::_exit(12);
-            case ChildEnd::RecordsAndExits: record("c", 2000); std::exit(0);
+            case ChildEnd::Exit:
+                std::exit(0);
+            case ChildEnd::UnderscoreExit:
+                ::_exit(0);
+            case ChildEnd::Exec:
+                ::execl("/bin/true", "true", static_cast<char*>(nullptr));
+                ::_exit(12);
+            case ChildEnd::RecordsAndExits:
+                record("c", 2000);
+                std::exit(0);
             case ChildEnd::OutlivesParent: {
                 char c;
                 while (::read(parent_alive[0], &c, 1) != 0) {

@@ -39,7 +39,8 @@ int record_into(const std::string& dir) {
 // CI runs as root, which may write anywhere: the scenario drops to nobody first.
 bool become_nobody() {
     if (::geteuid() != 0) return true;
-    return ::setgroups(0, nullptr) == 0 && ::setresgid(65534, 65534, 65534) == 0 && ::setresuid(65534, 65534, 65534) == 0;
+    return ::setgroups(0, nullptr) == 0 && ::setresgid(65534, 65534, 65534) == 0 &&
+           ::setresuid(65534, 65534, 65534) == 0;
 }
 
 TEST(OutputProblems, AnUnwritableFolderIsReportedOnceAsAnUnprivilegedUser) {
@@ -77,7 +78,8 @@ TEST(OutputProblems, ANewProblemInTheSameFolderIsReportedOnceMore) {
     ::testing::internal::CaptureStderr();
     EXPECT_TRUE(problems.report("timers", "write", output_error("cannot create", "/out/a_timers.json.1.tmp", EACCES)));
     EXPECT_FALSE(problems.report("stats", "write", output_error("cannot create", "/out/a_stats.json.1.tmp", EACCES)));
-    EXPECT_FALSE(problems.report("pythontimeline", "spans", output_error("cannot create output folder", "/out/framework", EACCES)));
+    EXPECT_FALSE(problems.report("pythontimeline", "spans",
+                                 output_error("cannot create output folder", "/out/framework", EACCES)));
     EXPECT_TRUE(problems.report("trace", "spans", output_error("cannot write", "/out/a_trace.json.gz", ENOSPC)));
     EXPECT_FALSE(problems.report("timers", "write", output_error("cannot write", "/out/a_timers.json.1.tmp", ENOSPC)));
     EXPECT_TRUE(problems.report("elsewhere", "write", output_error("cannot create", "/other/x", EACCES)));

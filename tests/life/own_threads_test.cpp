@@ -160,7 +160,9 @@ TEST(OwnThreads, AProcessSignalIsHandledOnAThreadOfTheProgramNeverOnRingprofs) {
             struct sigaction act {};
             act.sa_handler = on_sigterm;
             ::sigaction(SIGTERM, &act, nullptr);
-            for (int i = 0; i < 1000; ++i) { PROF_SCOPE("work"); }  // the drainer and the writer run
+            for (int i = 0; i < 1000; ++i) {
+                PROF_SCOPE("work");
+            }  // the drainer and the writer run
             flush();
             set_sigterm_blocked(true);
             ::kill(::getpid(), SIGTERM);
@@ -217,7 +219,9 @@ TEST(OwnThreads, WhenTheDrainerThreadCannotBeCreatedRecordingIsOffAndTheFirstSco
         [&] {
             record_to(dir, "nothread", "timers");
             detail::fail_thread_starts_for_testing(1);
-            for (int i = 0; i < 1000; ++i) { PROF_SCOPE("first"); }
+            for (int i = 0; i < 1000; ++i) {
+                PROF_SCOPE("first");
+            }
             flush();
             return is_enabled() ? 2 : 0;
         },
@@ -240,7 +244,9 @@ TEST(OwnThreads, AtTheProcessLimitRecordingIsOffAndTheFirstScopeReturns) {
             ::getrlimit(RLIMIT_NPROC, &before);
             const rlimit none{0, before.rlim_max};  // the soft limit: it can be given back below
             if (::setrlimit(RLIMIT_NPROC, &none) != 0) return 5;
-            for (int i = 0; i < 1000; ++i) { PROF_SCOPE("first"); }
+            for (int i = 0; i < 1000; ++i) {
+                PROF_SCOPE("first");
+            }
             flush();
             const int code = is_enabled() ? 2 : 0;
             // LeakSanitizer's check at exit starts a thread of its own.
@@ -273,7 +279,9 @@ TEST(OwnThreads, ABackendBlockedInTheFinalSnapshotHoldsExitForABoundedTime) {
             { PROF_SCOPE("first"); }
             g_block_final_snapshot = true;
             Session::current()->add_backend(std::make_unique<BlocksInTheFinalSnapshot>());
-            for (int i = 0; i < 1000; ++i) { PROF_SCOPE("work"); }
+            for (int i = 0; i < 1000; ++i) {
+                PROF_SCOPE("work");
+            }
             return 0;  // exit: the final snapshot blocks
         },
         err, 20s);
@@ -346,16 +354,22 @@ TEST(OwnThreads, AllocationFailuresOnRingprofsThreadsCostPartOfTheProfileNotTheP
     const Outcome o = run_bounded(
         [&] {
             record_to(dir, "nomem", "timers,trace");
-            for (int i = 0; i < 100; ++i) { PROF_SCOPE("before"); }
+            for (int i = 0; i < 100; ++i) {
+                PROF_SCOPE("before");
+            }
             flush();
             g_fail_ringprof_allocations = true;
             const auto until = std::chrono::steady_clock::now() + 300ms;
             while (std::chrono::steady_clock::now() < until) {
-                for (int i = 0; i < 1000; ++i) { PROF_SCOPE("during"); }
+                for (int i = 0; i < 1000; ++i) {
+                    PROF_SCOPE("during");
+                }
                 std::this_thread::sleep_for(1ms);
             }
             g_fail_ringprof_allocations = false;
-            for (int i = 0; i < 100; ++i) { PROF_SCOPE("after"); }
+            for (int i = 0; i < 100; ++i) {
+                PROF_SCOPE("after");
+            }
             return 0;
         },
         err, 30s);

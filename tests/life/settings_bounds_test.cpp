@@ -28,8 +28,10 @@ std::uint64_t field(const Config& c, const std::string& name) {
         {"RINGPROF_TIMELINE_MIN_NS", [](const Config& x) -> std::uint64_t { return x.timeline_min_ns; }},
         {"RINGPROF_TIMELINE_MAX_DEPTH", [](const Config& x) -> std::uint64_t { return x.timeline_max_depth; }},
         {"RINGPROF_TIMELINE_QUEUE_SPANS", [](const Config& x) -> std::uint64_t { return x.timeline_queue_spans; }},
-        {"RINGPROF_PYTHONTIMELINE_MAX_BYTES", [](const Config& x) -> std::uint64_t { return x.pythontimeline_max_bytes; }},
-        {"RINGPROF_PYTHONTIMELINE_MAX_SECONDS", [](const Config& x) -> std::uint64_t { return x.pythontimeline_max_seconds; }},
+        {"RINGPROF_PYTHONTIMELINE_MAX_BYTES",
+         [](const Config& x) -> std::uint64_t { return x.pythontimeline_max_bytes; }},
+        {"RINGPROF_PYTHONTIMELINE_MAX_SECONDS",
+         [](const Config& x) -> std::uint64_t { return x.pythontimeline_max_seconds; }},
     };
     const auto it = fields.find(name);
     if (it == fields.end()) {
@@ -76,8 +78,9 @@ TEST(SettingsBounds, EachSettingRefusesOneOutsideEitherEndAndKeepsItsDefault) {
             SCOPED_TRACE(std::string(s.name) + "=" + v);
             const Read r = read_with(s.name, v);
             EXPECT_EQ(field(r.config, s.name), field(defaults, s.name)) << "the default is kept";
-            const std::string message = "ringprof: ignoring " + std::string(s.name) + "='" + v + "': expected a whole number from " +
-                                        std::to_string(s.min) + " to " + std::to_string(s.max) + "; the default is kept\n";
+            const std::string message = "ringprof: ignoring " + std::string(s.name) + "='" + v +
+                                        "': expected a whole number from " + std::to_string(s.min) + " to " +
+                                        std::to_string(s.max) + "; the default is kept\n";
             EXPECT_EQ(r.err, message);
         }
     }

@@ -26,10 +26,22 @@ const char* const kRankScopes[kRanks] = {"rank_0", "rank_1", "rank_2", "rank_3"}
 void rank_work(int rank) {
     for (long i = 0; i < scaled(20000); ++i) {
         switch (rank) {
-            case 0: { PROF_SCOPE("rank_0"); break; }
-            case 1: { PROF_SCOPE("rank_1"); break; }
-            case 2: { PROF_SCOPE("rank_2"); break; }
-            default: { PROF_SCOPE("rank_3"); break; }
+            case 0: {
+                PROF_SCOPE("rank_0");
+                break;
+            }
+            case 1: {
+                PROF_SCOPE("rank_1");
+                break;
+            }
+            case 2: {
+                PROF_SCOPE("rank_2");
+                break;
+            }
+            default: {
+                PROF_SCOPE("rank_3");
+                break;
+            }
         }
     }
 }
@@ -77,7 +89,8 @@ TEST(SharedRunId, ProcessesSharingARunIdWriteDistinctWholeFiles) {
         EXPECT_EQ(name.find(".tmp"), std::string::npos) << "left behind: " << name;
         EXPECT_EQ(name.find("ringprof_claim"), std::string::npos) << "claims are removed at the end: " << name;
         const std::string suffix = "_timers.json";
-        if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+        if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+            continue;
         ++timers_files;
         SCOPED_TRACE(name);
         const std::string run_id = name.substr(0, name.size() - suffix.size());

@@ -23,7 +23,8 @@ TEST(BackgroundWriter, BuffersReachTheFileWholeEachAtItsPlace) {
     const std::string path = tmp.str() + "/out.txt";
     std::string expected;
     const long rounds = ringprof::testing::scaled(2000);
-    for (long k = 0; k < rounds; ++k) expected += std::to_string(k) + std::string(static_cast<std::size_t>(k % 5000), 'x') + "\n";
+    for (long k = 0; k < rounds; ++k)
+        expected += std::to_string(k) + std::string(static_cast<std::size_t>(k % 5000), 'x') + "\n";
     // In a child with a deadline: a lost wake-up between the two threads would hang.
     const auto outcome = ringprof::testing::run_bounded(
         [&] {

@@ -30,7 +30,8 @@ std::string expected(std::int64_t v) {
 }
 
 std::vector<std::int64_t> every_length_and_sign() {
-    std::vector<std::int64_t> values{0, std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min()};
+    std::vector<std::int64_t> values{0, std::numeric_limits<std::int64_t>::max(),
+                                     std::numeric_limits<std::int64_t>::min()};
     std::int64_t power = 1;
     for (int digits = 1; digits <= 18; ++digits) {
         power *= 10;  // 10^digits: the first number one digit longer, and its neighbours

@@ -16,8 +16,9 @@ TEST(EventOrder, PackedKeysOrderAsTheEventsTheyPack) {
     // Integer and float starts that tie, straddle each other and go negative; seqs from several ranks.
     for (int k = 0; k < 400; ++k) {
         const std::int64_t v = static_cast<std::int64_t>(rng() % 21) - 10;
-        const TraceNumber start = rng() % 3 == 0 ? TraceNumber::floating(static_cast<double>(v) + (rng() % 2 ? 0.5 : 0.0))
-                                                 : TraceNumber::integer(v);
+        const TraceNumber start = rng() % 3 == 0
+                                      ? TraceNumber::floating(static_cast<double>(v) + (rng() % 2 ? 0.5 : 0.0))
+                                      : TraceNumber::integer(v);
         events.emplace_back(start, m::event_seq(rng() % 5, rng() % 4));
     }
     int disagreements = 0, before_count = 0;

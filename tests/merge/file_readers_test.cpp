@@ -36,7 +36,8 @@ FileMessage numbered_batches(std::size_t f, FileReaders::Outbox& out, std::atomi
         if (jitter() % 4 == 0) std::this_thread::yield();
         const int now = ++in_flight;
         int seen = in_flight_max.load();
-        while (now > seen && !in_flight_max.compare_exchange_weak(seen, now)) {}
+        while (now > seen && !in_flight_max.compare_exchange_weak(seen, now)) {
+        }
         out.send(std::move(m));
     }
     FileMessage done;
@@ -72,12 +73,16 @@ TEST(FileReaders, ConsumerSeesEveryFileOnceWithItsMessagesInOrder) {
                 }
                 // One more per worker than the bound: a worker counts its next batch before the
                 // consumer has uncounted the one it took.
-                if (in_flight_max.load() > static_cast<int>(FileReaders::max_in_flight(std::min(threads, static_cast<unsigned>(files))) + threads)) return 3;
+                if (in_flight_max.load() >
+                    static_cast<int>(FileReaders::max_in_flight(std::min(threads, static_cast<unsigned>(files))) +
+                                     threads))
+                    return 3;
                 return 0;
             },
             60s);
         ASSERT_TRUE(outcome.finished) << threads << " threads: the pipeline hung";
-        EXPECT_EQ(outcome.exit_code, 0) << threads << " threads (1: wrong count, 2: out of order, 3: unbounded, 4: a file twice)";
+        EXPECT_EQ(outcome.exit_code, 0) << threads
+                                        << " threads (1: wrong count, 2: out of order, 3: unbounded, 4: a file twice)";
     }
 }
 
@@ -106,7 +111,8 @@ TEST(FileReaders, AFileReadToTheEndIsConsumedBeforeAnEarlierOneStillBeingRead) {
                 const std::size_t f = readers.next_file();
                 taken.push_back(f);
                 FileMessage m;
-                while ((m = readers.next()).kind != FileMessage::Kind::done) {}
+                while ((m = readers.next()).kind != FileMessage::Kind::done) {
+                }
                 if (f == 1) file1_consumed = true;
                 if (f == 0 && m.outcome.events != 1) return 1;
             }
@@ -115,7 +121,8 @@ TEST(FileReaders, AFileReadToTheEndIsConsumedBeforeAnEarlierOneStillBeingRead) {
         },
         30s);
     ASSERT_TRUE(outcome.finished) << "the pipeline hung";
-    EXPECT_EQ(outcome.exit_code, 0) << "1: file 0 waited for file 1 in vain, 2: file 0 taken before file 1, or a file not taken";
+    EXPECT_EQ(outcome.exit_code, 0)
+        << "1: file 0 waited for file 1 in vain, 2: file 0 taken before file 1, or a file not taken";
 }
 
 TEST(FileReaders, ConsumerTakesAFileStillBeingReadWhenNoneCanFinish) {
@@ -175,7 +182,8 @@ TEST(FileReaders, ReaderExceptionReachesTheConsumerAtItsFile) {
             for (std::size_t n = 0; n < 6; ++n) {
                 const std::size_t f = readers.next_file();
                 try {
-                    while (readers.next().kind != FileMessage::Kind::done) {}
+                    while (readers.next().kind != FileMessage::Kind::done) {
+                    }
                 } catch (const std::logic_error& e) {
                     return f == 3 && std::string(e.what()) == "reader of file 3 failed" ? 0 : 1;
                 }

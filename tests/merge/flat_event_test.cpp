@@ -104,21 +104,21 @@ TEST(FlatEventFastPath, TakesFlatEventsAsSimdjsonReadsThem) {
 
 TEST(FlatEventFastPath, LeavesToSimdjsonWhatItIsNotSureOf) {
     const char* cases[] = {
-        R"({"ph": "X", "name": "a\"b"})",                   // escape
-        R"({"ph": "X", "name": "caf\u00e9"})",              // escape
-        "{\"ph\": \"X\", \"name\": \"caf\xc3\xa9\"}",       // non-ASCII
-        "{\"ph\": \"X\", \"name\": \"a\x01\"}",             // control byte
-        "{\"ph\": \"X\", \"name\": \"a\x7f\"}",             // DEL
-        R"({"p\u0068": "X"})",                              // escaped key
-        R"({"ph": "X", "args": {"a": [1]}})",               // nested args
+        R"({"ph": "X", "name": "a\"b"})",              // escape
+        R"({"ph": "X", "name": "caf\u00e9"})",         // escape
+        "{\"ph\": \"X\", \"name\": \"caf\xc3\xa9\"}",  // non-ASCII
+        "{\"ph\": \"X\", \"name\": \"a\x01\"}",        // control byte
+        "{\"ph\": \"X\", \"name\": \"a\x7f\"}",        // DEL
+        R"({"p\u0068": "X"})",                         // escaped key
+        R"({"ph": "X", "args": {"a": [1]}})",          // nested args
         R"({"ph": "X", "args": {"a": {"b": 1}}})",
         R"({"ph": "X", "args": {"a": true}})",
-        R"({"ph": "X", "args": "x"})",                      // args not an object
-        R"({"ph": 1})",                                     // ph not a string
+        R"({"ph": "X", "args": "x"})",  // args not an object
+        R"({"ph": 1})",                 // ph not a string
         R"({"name": 5, "ph": "X"})",
         R"({"pid": true, "ph": "X"})",
         R"({"ts": "5", "ph": "X"})",
-        R"({"ts": 1234567890123456789, "ph": "X"})",         // 19 digits
+        R"({"ts": 1234567890123456789, "ph": "X"})",  // 19 digits
         R"({"ts": -0, "ph": "X"})",
         R"({"ts": 01, "ph": "X"})",
         R"({"ts": 1., "ph": "X"})",
@@ -126,21 +126,21 @@ TEST(FlatEventFastPath, LeavesToSimdjsonWhatItIsNotSureOf) {
         R"({"ts": 1e, "ph": "X"})",
         R"({"ts": +1, "ph": "X"})",
         R"({"ts": 1e400, "ph": "X"})",
-        R"({"ts": 12345678901234567890.5, "ph": "X"})",      // 20 digits
+        R"({"ts": 12345678901234567890.5, "ph": "X"})",  // 20 digits
         R"({"ts": 0.12345678901234567890, "ph": "X"})",
         R"({"ts": 1e-400, "ph": "X"})",
         R"({"ts": NaN, "ph": "X"})",
         R"({"ts": Infinity, "ph": "X"})",
-        R"({"ts": 1,})",                                    // trailing comma
+        R"({"ts": 1,})",  // trailing comma
         R"({"ts" 1})",
         R"({"ts": 1 "ph": "X"})",
         R"({"ts": 12a})",
-        R"({"ts": 12:})",                                   // bytes just above '9', read a word at a time
+        R"({"ts": 12:})",  // bytes just above '9', read a word at a time
         R"({"ts": 1234567;, "ph": "X"})",
         R"({"dur": 12345678?, "ph": "X"})",
-        R"({"pid": 1/})",                                   // and just below '0'
+        R"({"pid": 1/})",  // and just below '0'
         R"({"ts": tru})",
-        R"({"other": {"a": 1}, "ph": "X"})",                // unknown key, nested value
+        R"({"other": {"a": 1}, "ph": "X"})",  // unknown key, nested value
         R"({"other": [], "ph": "X"})",
         R"({"a": 1}x)",
         R"({"a": 1)",
@@ -155,7 +155,8 @@ TEST(FlatEventFastPath, LeavesToSimdjsonWhatItIsNotSureOf) {
 // A float step_num is Python's int() of it; one beyond int64 is no step at all (it equals no step
 // a merge can ask for), on both paths, where casting it was undefined behaviour.
 TEST(FlatEventFastPath, AFloatStepBeyondInt64IsNoStep) {
-    for (const char* text : {R"({"ph": "X", "args": {"step_num": 9.5e18}})", R"({"ph": "X", "args": {"step_num": -1e300}})"}) {
+    for (const char* text :
+         {R"({"ph": "X", "args": {"step_num": 9.5e18}})", R"({"ph": "X", "args": {"step_num": -1e300}})"}) {
         ParsedEvent fast, careful;
         bool is_object = false;
         ASSERT_TRUE(parse_flat_event(text, fast)) << text;
@@ -188,7 +189,9 @@ TEST(FlatEventFastPath, LongArgsAreLeftToSimdjsonNotCut) {
 TEST(FlatEventFastPath, LongFloatsAreReadRoundedNotAsZero) {
     ParsedEvent p;
     bool is_object = false;
-    ASSERT_TRUE(parse_event_with_simdjson(R"({"ts": 123456789012345678.5, "dur": -4.611686018427387904e18, "args": {"v": 1234567890123456789012.5}})", p, is_object));
+    ASSERT_TRUE(parse_event_with_simdjson(
+        R"({"ts": 123456789012345678.5, "dur": -4.611686018427387904e18, "args": {"v": 1234567890123456789012.5}})", p,
+        is_object));
     EXPECT_EQ(show(p.ts), show(TraceNumber::floating(123456789012345678.5)));
     EXPECT_TRUE(p.bad_field);  // the dur: out of range, not 0
     EXPECT_EQ(p.args, R"({"v": 1.2345678901234568e+21})");
@@ -203,24 +206,53 @@ std::string random_event(std::mt19937_64& rng) {
         static const char* spaces[] = {"", "", "", " ", "\n", "\t ", "\r\n"};
         return std::string(spaces[pick(7)]);
     };
-    static const char* strings[] = {"\"X\"", "\"M\"", "\"B\"", "\"E\"", "\"process_name\"", "\"thread_name\"",
-                                    "\"op:MatMul\"", "\"\"", "\"a\\\"b\"", "\"caf\\u00e9\"", "\"\xc3\xa9\"", "\"12\"",
-                                    "\" 7 \"", "\"t1\""};
-    static const char* numbers[] = {"0", "1", "-3", "17127479", "2.5", "1e5", "-1.25E-3", "123456789012345678",
-                                    "1234567890123456789", "-0", "01", "1.", "1e400", "4611686018427387904",
-                                    "0.30000000000000004", "1594662597687738", "9.5e18", "0.0001", "0.00001",
-                                    "-0.0", "2.0", "2.50", "12345678901234.5", "123456789012345.5"};
+    static const char* strings[] = {"\"X\"",           "\"M\"",         "\"B\"",   "\"E\"",      "\"process_name\"",
+                                    "\"thread_name\"", "\"op:MatMul\"", "\"\"",    "\"a\\\"b\"", "\"caf\\u00e9\"",
+                                    "\"\xc3\xa9\"",    "\"12\"",        "\" 7 \"", "\"t1\""};
+    static const char* numbers[] = {"0",
+                                    "1",
+                                    "-3",
+                                    "17127479",
+                                    "2.5",
+                                    "1e5",
+                                    "-1.25E-3",
+                                    "123456789012345678",
+                                    "1234567890123456789",
+                                    "-0",
+                                    "01",
+                                    "1.",
+                                    "1e400",
+                                    "4611686018427387904",
+                                    "0.30000000000000004",
+                                    "1594662597687738",
+                                    "9.5e18",
+                                    "0.0001",
+                                    "0.00001",
+                                    "-0.0",
+                                    "2.0",
+                                    "2.50",
+                                    "12345678901234.5",
+                                    "123456789012345.5"};
     static const char* others[] = {"true", "false", "null", "[1, 2]", "{\"k\": 1}", "{}", "tru", "nul"};
     const auto value = [&]() -> std::string {
         switch (pick(10)) {
-            case 0: case 1: case 2: case 3: return strings[pick(std::size(strings))];
-            case 4: case 5: case 6: case 7: return numbers[pick(std::size(numbers))];
-            default: return others[pick(std::size(others))];
+            case 0:
+            case 1:
+            case 2:
+            case 3:
+                return strings[pick(std::size(strings))];
+            case 4:
+            case 5:
+            case 6:
+            case 7:
+                return numbers[pick(std::size(numbers))];
+            default:
+                return others[pick(std::size(others))];
         }
     };
     static const char* keys[] = {"ph", "name", "pid", "tid", "ts", "dur", "args", "cat", "s", "id"};
-    static const char* arg_keys[] = {"name", "thread_id", "step_num", "start_time_since_epoch_in_micros", "sort_index",
-                                     "x"};
+    static const char* arg_keys[] = {"name",       "thread_id", "step_num", "start_time_since_epoch_in_micros",
+                                     "sort_index", "x"};
     std::string e = "{" + ws();
     const std::size_t members = pick(8);
     for (std::size_t m = 0; m < members; ++m) {
@@ -232,7 +264,8 @@ std::string random_event(std::mt19937_64& rng) {
             const std::size_t n = pick(4);
             for (std::size_t a = 0; a < n; ++a) {
                 if (a) e += "," + ws();
-                e += std::string("\"") + arg_keys[pick(std::size(arg_keys))] + "\"" + ws() + ":" + ws() + value() + ws();
+                e +=
+                    std::string("\"") + arg_keys[pick(std::size(arg_keys))] + "\"" + ws() + ":" + ws() + value() + ws();
             }
             e += "}";
         } else {
@@ -272,7 +305,8 @@ TEST(FlatEventFastPath, ReadsEveryNumberAsSimdjsonReadsIt) {
     for (std::size_t length = 1; length <= 19; ++length) {
         for (int i = 0; i < 50; ++i) {
             const std::string number = (i % 2 ? "-" : "") + std::to_string(1 + rng() % 9) + digits(length - 1);
-            taken += taken_and_agreed(R"({"ph": "X", "args": {"v": )" + number + R"(, "dur": 0}, "pid": )" + number + "}");
+            taken +=
+                taken_and_agreed(R"({"ph": "X", "args": {"v": )" + number + R"(, "dur": 0}, "pid": )" + number + "}");
             ParsedEvent at_end;  // the number is the text's last bytes but the closing brace
             if (parse_flat_event(R"({"dur":)" + number + "}", at_end)) {
                 EXPECT_EQ(show(at_end.dur), show(TraceNumber::integer(std::stoll(number)))) << number;
@@ -283,7 +317,8 @@ TEST(FlatEventFastPath, ReadsEveryNumberAsSimdjsonReadsIt) {
         const std::size_t whole = 1 + rng() % 10, fraction = rng() % 10;
         std::string number = (rng() % 4 == 0 ? "-" : "") + std::to_string(1 + rng() % 9) + digits(whole - 1);
         if (fraction || rng() % 2) number += "." + digits(fraction ? fraction : 1);
-        if (rng() % 2) number += std::string("eE"[rng() % 2] + std::string(rng() % 2 ? "-" : "")) + std::to_string(rng() % 40);
+        if (rng() % 2)
+            number += std::string("eE"[rng() % 2] + std::string(rng() % 2 ? "-" : "")) + std::to_string(rng() % 40);
         taken += taken_and_agreed(R"({"ph": "X", "args": {"v": )" + number + R"(, "dur": 0}, "ts": 1})") &&
                  taken_and_agreed(R"({"ph": "X", "dur": )" + number + "}");
         if (::testing::Test::HasFailure()) break;
@@ -297,7 +332,8 @@ TEST(FlatEventFastPath, NumberTextIsCopiedOnlyWhenPythonPrintsItSo) {
     std::mt19937_64 rng(42);
     const auto digits = [&](std::size_t n, bool first_nonzero) {
         std::string d;
-        for (std::size_t i = 0; i < n; ++i) d += static_cast<char>('0' + (i == 0 && first_nonzero ? 1 + rng() % 9 : rng() % 10));
+        for (std::size_t i = 0; i < n; ++i)
+            d += static_cast<char>('0' + (i == 0 && first_nonzero ? 1 + rng() % 9 : rng() % 10));
         return d;
     };
     int copied = 0;
@@ -316,7 +352,8 @@ TEST(FlatEventFastPath, NumberTextIsCopiedOnlyWhenPythonPrintsItSo) {
         ASSERT_EQ(printed, token);
     }
     EXPECT_GT(copied, 20000);
-    for (const char* yes : {"2.5", "0.5", "-0.0", "0.0", "2.0", "100.0", "0.0001", "123456789012345.0", "0.30000000000001"}) {
+    for (const char* yes :
+         {"2.5", "0.5", "-0.0", "0.0", "2.0", "100.0", "0.0001", "123456789012345.0", "0.30000000000001"}) {
         double d = 0;
         std::from_chars(yes, yes + std::strlen(yes), d);
         EXPECT_TRUE(python_number_text(yes, TraceNumber::floating(d))) << yes;
@@ -333,7 +370,8 @@ TEST(FlatEventFastPath, NumberTextIsCopiedOnlyWhenPythonPrintsItSo) {
 // and end) are read by simdjson in their place: the events and their order are the same as when
 // every event is read on its own (the smallest buffers hold no batch).
 TEST(FlatEventFastPath, EventsItDeclinesKeepTheirPlaceInTheFile) {
-    std::string t = R"([{"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "Forward", "start_time_since_epoch_in_micros": 1000}})";
+    std::string t =
+        R"([{"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "Forward", "start_time_since_epoch_in_micros": 1000}})";
     std::mt19937_64 rng(7);
     for (int i = 0; i < 4000; ++i) {
         const int run = static_cast<int>(rng() % 4);
@@ -355,7 +393,6 @@ TEST(FlatEventFastPath, EventsItDeclinesKeepTheirPlaceInTheFile) {
         EXPECT_TRUE(read_all_events(t, chunk) == one_by_one) << "buffer of " << chunk << " bytes";
     }
 }
-
 
 // FlatEventReader reads an event whose bytes between its values are those of the event before by
 // comparing them and reading only the values: it must give exactly what read_flat_event gives,
@@ -403,8 +440,20 @@ std::string random_value(const std::string& key, std::mt19937_64& rng) {
     static const char* strings[] = {"\"X\"", "\"M\"", "\"op:MatMul\"", "\"\"", "\"12\""};
     static const char* numbers[] = {"0", "7", "17127479", "12345678", "1234567890123456", "2.5", "1e5", "-3"};
     static const char* args[] = {"{\"step_num\": \"3\", \"x\": 1.5}", "{\"name\": \"w\"}", "{}", "null"};
-    static const char* any[] = {"\"X\"", "7", "2.5", "true", "null", "{}", "\"a\\\"b\"", "\"\xc3\xa9\"", "-0", "01",
-                                "1e400", "[1]", "{\"a\": {\"b\": 1}}", "\"unterminated"};
+    static const char* any[] = {"\"X\"",
+                                "7",
+                                "2.5",
+                                "true",
+                                "null",
+                                "{}",
+                                "\"a\\\"b\"",
+                                "\"\xc3\xa9\"",
+                                "-0",
+                                "01",
+                                "1e400",
+                                "[1]",
+                                "{\"a\": {\"b\": 1}}",
+                                "\"unterminated"};
     const auto from = [&](const auto& list) { return std::string(list[rng() % std::size(list)]); };
     if (rng() % 10 == 0) return from(any);
     if (key == "ts" || key == "dur") return from(numbers);

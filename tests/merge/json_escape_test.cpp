@@ -50,7 +50,8 @@ TEST(JsonEscape, EveryCodePointEscapesToPlainAsciiThatParsesBackToIt) {
     // Every bit of both halves of a surrogate pair, and the ends of each range.
     for (unsigned cp = 0x80; cp <= 0x10FFFF; cp += 0x7F) check(cp);
     for (unsigned bit = 0; bit < 20; ++bit) check(0x10000 + (1u << bit));
-    for (const unsigned cp : {0x7Fu, 0x80u, 0x7FFu, 0x800u, 0xFFFFu, 0x10000u, 0x103FFu, 0x10400u, 0x10FFFFu}) check(cp);
+    for (const unsigned cp : {0x7Fu, 0x80u, 0x7FFu, 0x800u, 0xFFFFu, 0x10000u, 0x103FFu, 0x10400u, 0x10FFFFu})
+        check(cp);
     EXPECT_GT(checked, 8000u);
 }
 

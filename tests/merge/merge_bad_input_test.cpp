@@ -63,7 +63,8 @@ TEST(MergeBadInput, TruncatedGzip) {
     TempDir dir;
     const auto bad = pevents_file(dir.path(), kBase + 10, "2-gz", "trace.json.gz");
     std::string events = R"({"traceEvents":[)";
-    for (int i = 0; i < 200; ++i) events += R"({"name":"e","ph":"X","pid":1,"tid":1,"ts":)" + std::to_string(kBase + i) + R"(,"dur":1},)";
+    for (int i = 0; i < 200; ++i)
+        events += R"({"name":"e","ph":"X","pid":1,"tid":1,"ts":)" + std::to_string(kBase + i) + R"(,"dur":1},)";
     events += "{}]}";
     write_gzip(bad, events);
     const std::string bytes = slurp(bad.string());
@@ -109,8 +110,9 @@ std::string merge_as_nobody(const fs::path& root, const fs::path& out, int& exit
     fs::create_directories(out);
     fs::permissions(out, fs::perms::all);
     const fs::path err = out / "stderr.txt";
-    const std::string cmd = "timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups " + std::string(RINGPROF_TOOL) +
-                            " merge " + root.string() + " -o " + out.string() + " 2>" + err.string();
+    const std::string cmd = "timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups " +
+                            std::string(RINGPROF_TOOL) + " merge " + root.string() + " -o " + out.string() + " 2>" +
+                            err.string();
     const int status = std::system(cmd.c_str());
     exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return slurp(err.string());
@@ -146,8 +148,9 @@ TEST(MergeBadInput, UnreadableFolder) {
 
 TEST(MergeBadInput, MalformedEventsAreDroppedAndCounted) {
     TempDir dir;
-    write_file(pevents_file(dir.path(), kBase + 10, "2-m", "model_timeline.json"),
-               R"([{"name": "ok", "ph": "X", "pid": 1, "ts": 5, "dur": 1}, {"name": "no-dur", "ph": "X", "pid": 1, "ts": 5}])");
+    write_file(
+        pevents_file(dir.path(), kBase + 10, "2-m", "model_timeline.json"),
+        R"([{"name": "ok", "ph": "X", "pid": 1, "ts": 5, "dur": 1}, {"name": "no-dur", "ph": "X", "pid": 1, "ts": 5}])");
     const auto r = MergedTimeline(dir.path().string()).merge_all();
     EXPECT_EQ(r.events_dropped, 1u);
     EXPECT_FALSE(r.complete());
@@ -165,7 +168,8 @@ TEST(MergeBadInput, CorruptFileRolledBackAfterSpilling) {
     TempDir dir;
     std::string big = smdebug_timeline(kBase, {});
     big.resize(big.size() - 3);  // reopen the array
-    for (int i = 0; i < 500; ++i) big += ",\n{\"name\": \"e\", \"pid\": 0, \"ph\": \"X\", \"ts\": " + std::to_string(i) + ", \"dur\": 1}";
+    for (int i = 0; i < 500; ++i)
+        big += ",\n{\"name\": \"e\", \"pid\": 0, \"ph\": \"X\", \"ts\": " + std::to_string(i) + ", \"dur\": 1}";
     big += ",\n{\"name\": \"broken\"";  // cut mid-event, after many events were already stored
     const auto bad = pevents_file(dir.path(), kBase + 600, "2-big", "model_timeline.json");
     write_file(bad, big);

@@ -21,7 +21,8 @@ TempDir::TempDir() {
 TempDir::~TempDir() {
     std::error_code ec;
     fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-    for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+    for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator();
+         it.increment(ec))
         fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
     fs::remove_all(path_, ec);
 }
@@ -97,7 +98,8 @@ std::vector<OutEvent> read_output(const std::string& path) {
 
 std::vector<OutEvent> only_x(const std::vector<OutEvent>& all) {
     std::vector<OutEvent> x;
-    for (const auto& e : all) if (e.ph == "X") x.push_back(e);
+    for (const auto& e : all)
+        if (e.ph == "X") x.push_back(e);
     return x;
 }
 

@@ -35,7 +35,7 @@ fs::path pevents_file(const fs::path& root, std::int64_t end_us, const std::stri
 struct PhaseEvent {
     std::string phase;
     std::string name;
-    std::int64_t ts;   // relative to the base
+    std::int64_t ts;  // relative to the base
     std::int64_t dur;
     std::string args;  // JSON object text or empty
 };

@@ -26,16 +26,17 @@ struct Probe {
     std::int64_t ts, dur;
 };
 constexpr Probe kProbes[] = {
-    {"ends_one_before_300", 289, 10},   // [289, 299]
-    {"ends_at_300", 290, 10},           // [290, 300]
-    {"starts_at_499", 499, 0},          // [499, 499]
-    {"starts_at_500", 500, 0},          // [500, 500]
+    {"ends_one_before_300", 289, 10},  // [289, 299]
+    {"ends_at_300", 290, 10},          // [290, 300]
+    {"starts_at_499", 499, 0},         // [499, 499]
+    {"starts_at_500", 500, 0},         // [500, 500]
 };
 
 void one_host(const fs::path& root) {
     std::vector<PhaseEvent> ev;
     for (int s = 0; s < 10; ++s) {
-        ev.push_back({"Step:ModeKeys.TRAIN", "Step:ModeKeys.TRAIN", s * 100, 90, "{\"step_num\": \"" + std::to_string(s) + "\"}"});
+        ev.push_back({"Step:ModeKeys.TRAIN", "Step:ModeKeys.TRAIN", s * 100, 90,
+                      "{\"step_num\": \"" + std::to_string(s) + "\"}"});
     }
     for (const Probe& p : kProbes) ev.push_back({"probe", p.name, p.ts, p.dur, ""});
     write_file(pevents_file(root, kBase + 1000, "100-host0", "pythontimeline.json"), smdebug_timeline(kBase, ev));
@@ -60,7 +61,11 @@ std::vector<RangeCase> range_cases() {
         // Time: [A, B] with both ends inclusive.
         {"time from 300 to 499", MergeUnit::time, kBase + 300, kBase + 499, {"ends_at_300", "starts_at_499"}},
         {"time from 301 to 498", MergeUnit::time, kBase + 301, kBase + 498, {}},
-        {"time from 299 to 500", MergeUnit::time, kBase + 299, kBase + 500, {"ends_one_before_300", "ends_at_300", "starts_at_499", "starts_at_500"}},
+        {"time from 299 to 500",
+         MergeUnit::time,
+         kBase + 299,
+         kBase + 500,
+         {"ends_one_before_300", "ends_at_300", "starts_at_499", "starts_at_500"}},
         {"time from 300 to 300", MergeUnit::time, kBase + 300, kBase + 300, {"ends_at_300"}},
         // Steps 3 to 5: from step 3's start (µs 300, inclusive) to just before step 5's (µs 500).
         {"steps 3 to 5", MergeUnit::step, 3, 5, {"ends_at_300", "starts_at_499"}},
@@ -90,9 +95,10 @@ TEST(MergeRangeBounds, TheCommandKeepsTheSameEventsAsTheLibraryAtEachBound) {
         SCOPED_TRACE(c.what);
         const fs::path out = dir.path() / "out";
         fs::remove_all(out);
-        const std::string cmd = std::string(RINGPROF_TOOL) + " merge '" + dir.path().string() + "' --start " + std::to_string(c.start) +
-                                " --end " + std::to_string(c.end) + " --unit " + (c.unit == MergeUnit::step ? "step" : "time") +
-                                " -o '" + out.string() + "' 2>/dev/null";
+        const std::string cmd = std::string(RINGPROF_TOOL) + " merge '" + dir.path().string() + "' --start " +
+                                std::to_string(c.start) + " --end " + std::to_string(c.end) + " --unit " +
+                                (c.unit == MergeUnit::step ? "step" : "time") + " -o '" + out.string() +
+                                "' 2>/dev/null";
         FILE* p = popen(cmd.c_str(), "r");
         ASSERT_NE(p, nullptr);
         std::string path;

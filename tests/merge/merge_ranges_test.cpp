@@ -130,7 +130,8 @@ TEST(MergeRanges, SpillingToDiskGivesTheSameFile) {
     // Enough events that the smallest memory budget (a few KiB) overflows many times.
     std::vector<PhaseEvent> many;
     for (int i = 0; i < 400; ++i) many.push_back({"Phase", "op" + std::to_string(i % 7), i * 3, 2, ""});
-    write_file(pevents_file(dir.path(), kBase + 1500, "102-host2", "pythontimeline.json"), smdebug_timeline(kBase, many));
+    write_file(pevents_file(dir.path(), kBase + 1500, "102-host2", "pythontimeline.json"),
+               smdebug_timeline(kBase, many));
     MergedTimeline in_memory(dir.path().string(), {}, (dir.path() / "a").string());
     MergedTimeline spilled(dir.path().string(), {}, (dir.path() / "b").string());
     spilled.set_memory_budget(1);  // every few events go to a run file

@@ -14,9 +14,11 @@ constexpr std::int64_t kBase = 1594662605000000;
 
 TEST(MergeSources, PythonAndModelTimelinesShareAbsoluteTime) {
     TempDir dir;
-    write_file(pevents_file(dir.path(), kBase + 500, "905-host", "pythontimeline.json"),
-               smdebug_timeline(kBase, {{"Step:ModeKeys.TRAIN", "Step:ModeKeys.TRAIN", 100, 300, R"({"pid": 905, "step_num": "0"})"},
-                                        {"Step:ModeKeys.TRAIN", "Step:ModeKeys.TRAIN", 400, 90, R"({"pid": 905, "step_num": "1"})"}}));
+    write_file(
+        pevents_file(dir.path(), kBase + 500, "905-host", "pythontimeline.json"),
+        smdebug_timeline(
+            kBase, {{"Step:ModeKeys.TRAIN", "Step:ModeKeys.TRAIN", 100, 300, R"({"pid": 905, "step_num": "0"})"},
+                    {"Step:ModeKeys.TRAIN", "Step:ModeKeys.TRAIN", 400, 90, R"({"pid": 905, "step_num": "1"})"}}));
     // A different base: the merge must line events up on absolute time, not on ts.
     write_file(pevents_file(dir.path(), kBase + 600, "905-host", "model_timeline.json"),
                smdebug_timeline(kBase - 1000, {{"DataIterator", "dataset::GetNext", 1150, 5, ""},

@@ -27,17 +27,22 @@ void write_many_files(const fs::path& root) {
             py.push_back({"Step:ModeKeys.TRAIN", "Step:ModeKeys.TRAIN", 1000 + s * 500, 480,
                           R"({"step_num": ")" + std::to_string(s) + R"(", "note": "caf\u00e9"})"});
             for (int k = 0; k < 20; ++k)
-                model.push_back({k % 2 ? "DataIterator" : "Forward", "op" + std::to_string(k), 1000 + s * 500 + k * 3, k % 5, ""});
+                model.push_back(
+                    {k % 2 ? "DataIterator" : "Forward", "op" + std::to_string(k), 1000 + s * 500 + k * 3, k % 5, ""});
         }
-        write_file(pevents_file(root, kBase + 200000 + node, host, "pythontimeline.json"), smdebug_timeline(kBase + node, py));
+        write_file(pevents_file(root, kBase + 200000 + node, host, "pythontimeline.json"),
+                   smdebug_timeline(kBase + node, py));
         std::string text = smdebug_timeline(kBase, model);
         if (node == 5) text.resize(text.size() / 2);  // truncated: skipped whole
         write_file(pevents_file(root, kBase + 200000 + node, host, "model_timeline.json"), text);
     }
-    std::string horovod = R"([{"name": "process_name", "ph": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": )" +
-                          std::to_string(kBase) + "}},\n" + R"({"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "Horovod"}})";
+    std::string horovod =
+        R"([{"name": "process_name", "ph": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": )" +
+        std::to_string(kBase) + "}},\n" +
+        R"({"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "Horovod"}})";
     for (int i = 0; i < 2000; ++i) {
-        horovod += ",\n{\"name\": \"ALLREDUCE\", \"ph\": \"B\", \"ts\": " + std::to_string(1000 + i * 50) + ", \"pid\": 1}";
+        horovod +=
+            ",\n{\"name\": \"ALLREDUCE\", \"ph\": \"B\", \"ts\": " + std::to_string(1000 + i * 50) + ", \"pid\": 1}";
         horovod += ",\n{\"ph\": \"E\", \"ts\": " + std::to_string(1000 + i * 50 + 20) + ", \"pid\": 1}";
     }
     write_file(pevents_file(root, kBase + 200100, "77-hvd", "horovod_timeline.json"), horovod + "]");
@@ -46,7 +51,9 @@ void write_many_files(const fs::path& root) {
         trace += R"(,{"name":"late_base","ph":"X","pid":1,"tid":)" + std::to_string(i % 3) + R"(,"ts":)" +
                  std::to_string(1000 + i * 7) + R"(,"dur":2.5})";
     trace += R"(],"otherData":{"start_time_since_epoch_in_micros":)" + std::to_string(kBase) + "}}";
-    write_gzip(root / "framework" / "pevents" / "2020071317" / (std::to_string(kBase + 200200) + "_3-hostT_trace.json.gz"), trace);
+    write_gzip(
+        root / "framework" / "pevents" / "2020071317" / (std::to_string(kBase + 200200) + "_3-hostT_trace.json.gz"),
+        trace);
 }
 
 struct Answer {

@@ -55,7 +55,8 @@ struct Merge {
                 const m::TrackFirst candidate{e.thread, e.thread % 3, e.start,
                                               m::event_seq(static_cast<std::uint64_t>(kFiles - 1 - f), k)};
                 auto [it, fresh] = first.try_emplace(e.thread, candidate);
-                if (!fresh && m::event_before(candidate.start, candidate.seq, it->second.start, it->second.seq)) it->second = candidate;
+                if (!fresh && m::event_before(candidate.start, candidate.seq, it->second.start, it->second.seq))
+                    it->second = candidate;
                 store.add(e);
             }
             store.commit_file();
@@ -93,7 +94,8 @@ TEST(MergedFileWriter, EverySliceCountWritesTheSameFile) {
     Merge merge(std::size_t{1} << 30, tmp.str(), kPerFile);
     const std::string one = merge.write(tmp.str() + "/one.json", 1);
     for (unsigned threads : {2u, 3u, 5u, 16u}) {
-        EXPECT_TRUE(merge.write(tmp.str() + "/many.json", threads) == one) << threads << " slices wrote a different file";
+        EXPECT_TRUE(merge.write(tmp.str() + "/many.json", threads) == one)
+            << threads << " slices wrote a different file";
     }
 }
 

@@ -33,11 +33,17 @@ std::string record_tail(std::string_view dur, std::string_view args) {
 TEST(MergedLine, ItsMeasuredSizeIsTheBytesItWrites) {
     const std::string middle = line::middle(1000000, 7);
     const std::string tail = record_tail("12", "{\"step_num\": \"3\"}");
-    const std::string announce = ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1000000, \"tid\": 7, \"args\": {\"name\": \"x\"}}";
-    const TraceNumber starts[] = {TraceNumber::integer(0), TraceNumber::integer(9), TraceNumber::integer(10),
-                                  TraceNumber::integer(-123456789), TraceNumber::integer(1594662605528850),
+    const std::string announce =
+        ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1000000, \"tid\": 7, \"args\": {\"name\": \"x\"}}";
+    const TraceNumber starts[] = {TraceNumber::integer(0),
+                                  TraceNumber::integer(9),
+                                  TraceNumber::integer(10),
+                                  TraceNumber::integer(-123456789),
+                                  TraceNumber::integer(1594662605528850),
                                   TraceNumber::integer(std::numeric_limits<std::int64_t>::min()),
-                                  TraceNumber::floating(0.5), TraceNumber::floating(1e-7), TraceNumber::floating(1.5e16),
+                                  TraceNumber::floating(0.5),
+                                  TraceNumber::floating(1e-7),
+                                  TraceNumber::floating(1.5e16),
                                   TraceNumber::floating(-2.0)};
     for (const TraceNumber start : starts) {
         for (const std::string_view a : {std::string_view(), std::string_view(announce)}) {

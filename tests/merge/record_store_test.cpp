@@ -36,9 +36,14 @@ std::vector<Added> fill(RecordStore& store, unsigned seed, int files) {
             const std::int64_t t = base + k * static_cast<std::int64_t>(rng() % 3);
             Added a;
             switch (rng() % 4) {
-                case 0: a.start = TraceNumber::floating(static_cast<double>(t) + 0.5); break;
-                case 1: a.start = TraceNumber::floating(static_cast<double>(t)); break;
-                default: a.start = TraceNumber::integer(t);
+                case 0:
+                    a.start = TraceNumber::floating(static_cast<double>(t) + 0.5);
+                    break;
+                case 1:
+                    a.start = TraceNumber::floating(static_cast<double>(t));
+                    break;
+                default:
+                    a.start = TraceNumber::integer(t);
             }
             a.id = "e" + std::to_string(serial++);
             events.push_back(a);
@@ -135,7 +140,8 @@ TEST(RecordStore, TiesFollowFileRankNotTheOrderFilesWereStored) {
         std::vector<std::string> expected;
         for (int t = 0; t < 3; ++t)
             for (int rank = 0; rank < 3; ++rank)
-                for (int k = 0; k < 50; ++k) expected.push_back(std::to_string(t) + "/" + std::to_string(rank) + "/" + std::to_string(k));
+                for (int k = 0; k < 50; ++k)
+                    expected.push_back(std::to_string(t) + "/" + std::to_string(rank) + "/" + std::to_string(k));
         std::vector<std::string> seen;
         store.for_each_sorted([&](const StoredEvent& e) { seen.emplace_back(e.head); });
         EXPECT_EQ(seen, expected) << "budget " << budget;

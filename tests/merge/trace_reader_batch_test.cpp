@@ -19,14 +19,17 @@ namespace {
 // Strings holding brackets, quotes and backslashes, nested args, elements that are not objects
 // and a re-declared process: everything the batch scanner must step over exactly.
 std::string awkward_trace(int events) {
-    std::string t = "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"Forward\", "
-                    "\"start_time_since_epoch_in_micros\": 1000}}";
+    std::string t =
+        "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"Forward\", "
+        "\"start_time_since_epoch_in_micros\": 1000}}";
     for (int i = 0; i < events; ++i) {
-        t += ",\n{\"ph\": \"X\", \"name\": \"op\\\"}{[\\\\" + std::to_string(i) + "]\", \"ts\": " + std::to_string(i * 10) +
-             ", \"dur\": " + std::to_string(i % 7) + ", \"pid\": 1, \"tid\": " + std::to_string(i % 3) +
+        t += ",\n{\"ph\": \"X\", \"name\": \"op\\\"}{[\\\\" + std::to_string(i) +
+             "]\", \"ts\": " + std::to_string(i * 10) + ", \"dur\": " + std::to_string(i % 7) +
+             ", \"pid\": 1, \"tid\": " + std::to_string(i % 3) +
              ", \"args\": {\"deep\": [[{\"k\": \"}\"}]], \"step_num\": \"" + std::to_string(i / 10) + "\"}}";
         if (i % 97 == 0) t += ", 5, \"text\", [1, {\"a\": 2}]";
-        if (i == events / 2) t += ",{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"Backward\"}}";
+        if (i == events / 2)
+            t += ",{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"Backward\"}}";
     }
     return t + "\n]";
 }
@@ -71,10 +74,12 @@ namespace {
 // Keys are read without copying when they hold no escape; a key written with escapes must still
 // mean what it says once unescaped, as in Python's json module.
 TEST(TraceReaderKeys, EscapedKeysMeanTheSameAsPlainOnes) {
-    const std::string plain = R"([{"name": "process_name", "ph": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": 1000}},
+    const std::string plain =
+        R"([{"name": "process_name", "ph": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": 1000}},
 {"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "Forward"}},
 {"name": "a", "ph": "X", "ts": 1, "dur": 2, "pid": 1, "args": {"name": "x", "k\u00e9y": "v"}}])";
-    const std::string escaped = R"([{"n\u0061me": "process_name", "\u0070h": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": 1000}},
+    const std::string escaped =
+        R"([{"n\u0061me": "process_name", "\u0070h": "M", "pid": 0, "args": {"start_time_since_epoch_in_micros": 1000}},
 {"name": "process_n\u0061me", "ph": "M", "p\u0069d": 1, "\u0061rgs": {"n\u0061me": "Forward"}},
 {"name": "a", "p\u0068": "X", "t\u0073": 1, "\u0064ur": 2, "pid": 1, "args": {"n\u0061me": "x", "k\u00e9y": "v"}}])";
     for (std::size_t chunk : {std::size_t{1} << 20, std::size_t{16}}) {

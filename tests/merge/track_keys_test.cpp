@@ -26,8 +26,8 @@ struct Where {
 void write_event(const fs::path& root, std::int64_t end_us, const Where& w, const std::string& name, std::int64_t ts) {
     const std::string text =
         "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"start_time_since_epoch_in_micros\": " +
-        std::to_string(kBase) + "}},\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"" + w.phase +
-        "\"}},\n{\"name\": \"" + name + "\", \"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(w.tid) +
+        std::to_string(kBase) + "}},\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, \"args\": {\"name\": \"" +
+        w.phase + "\"}},\n{\"name\": \"" + name + "\", \"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(w.tid) +
         ", \"ts\": " + std::to_string(ts) + ", \"dur\": 10}\n]\n";
     write_file(pevents_file(root, end_us, w.node(), "pythontimeline.json"), text);
 }

@@ -9,9 +9,9 @@
 
 namespace {
 
+using ringprof::detail::TraceNumber;
 using ringprof::detail::TrackFirst;
 using ringprof::detail::TrackNumbering;
-using ringprof::detail::TraceNumber;
 
 TrackFirst first(std::uint32_t thread, std::uint32_t phase, TraceNumber start, std::uint64_t seq) {
     TrackFirst f;
@@ -46,13 +46,15 @@ TEST(TrackNumbering, TheFirstTrackOfAPhaseAnnouncesTheProcessTheOthersOnlyTheirT
     const TrackNumbering n({first(0, 0, TraceNumber::integer(1), 0), first(3, 0, TraceNumber::integer(2), 1),
                             first(1, 2, TraceNumber::integer(3), 2)},
                            kPhases, kThreads);
-    EXPECT_EQ(n[0].announce,
-              ",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 10000, \"args\": {\"name\": \"Forward\"}}"
-              ",\n{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": 10000, \"args\": {\"sort_index\": 10000}}"
-              ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 10000, \"tid\": 1, \"args\": {\"name\": \"a_0\"}}");
+    EXPECT_EQ(
+        n[0].announce,
+        ",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 10000, \"args\": {\"name\": \"Forward\"}}"
+        ",\n{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": 10000, \"args\": {\"sort_index\": 10000}}"
+        ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 10000, \"tid\": 1, \"args\": {\"name\": \"a_0\"}}");
     EXPECT_EQ(n[0].announce_lines, 3u);
-    EXPECT_EQ(n[3].announce,
-              ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 10000, \"tid\": 2, \"args\": {\"name\": \"d_0\"}}");
+    EXPECT_EQ(
+        n[3].announce,
+        ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 10000, \"tid\": 2, \"args\": {\"name\": \"d_0\"}}");
     EXPECT_EQ(n[3].announce_lines, 1u);
     // Names are escaped as JSON strings.
     EXPECT_NE(n[1].announce.find(R"("args": {"name": "my \"phase\""}})"), std::string::npos) << n[1].announce;

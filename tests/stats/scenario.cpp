@@ -10,7 +10,10 @@ namespace stats_scenario {
 using ringprof::testing::advance_ms;
 
 const int kLeafLine = __LINE__ + 1;
-void leaf() { PROF_FUNCTION(); advance_ms(1); }
+void leaf() {
+    PROF_FUNCTION();
+    advance_ms(1);
+}
 
 const int kDotLine = __LINE__ + 2;
 float dot(const std::vector<float>& a, const std::vector<float>& b) {

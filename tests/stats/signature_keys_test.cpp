@@ -48,11 +48,13 @@ struct Call {
     Tensor t{{2, 3}, "float32"};
     std::vector<float> v = std::vector<float>(4);
     Tensor last{{5, 1, 1, 1}, "int8"};  // every recorded dimension in use
-    bool double_vector = false;  // v as vector<double> of the same length: only its type differs
+    bool double_vector = false;         // v as vector<double> of the same length: only its type differs
 
     void run() const {
-        if (double_vector) kernel(t, std::vector<double>(v.size()), last);
-        else kernel(t, v, last);
+        if (double_vector)
+            kernel(t, std::vector<double>(v.size()), last);
+        else
+            kernel(t, v, last);
     }
 };
 
@@ -140,7 +142,8 @@ TEST(SignatureKeys, TheSameSignatureAtTwoMarkersIsTwoRows) {
     profile.print_stats(table);
     std::size_t rows = 0;
     std::istringstream in(table.str());
-    for (std::string line; std::getline(in, line);) rows += line.find("(twice(t:Tensor(dtype=float32, shape=(2,))))") != std::string::npos;
+    for (std::string line; std::getline(in, line);)
+        rows += line.find("(twice(t:Tensor(dtype=float32, shape=(2,))))") != std::string::npos;
     EXPECT_EQ(rows, 2u) << table.str();
 }
 

@@ -58,7 +58,8 @@ TEST(StatsBackend, WritesTheTableAndASavedProfileThatReadsBack) {
 
 TEST(StatsJson, RoundTripsExactly) {
     std::vector<ringprof::FunctionStats> rows(2);
-    rows[0] = {"/a \"quoted\".cpp", 3, "f", "(x:vector<float>(shape=(2,)))", {4, 2, 0.1, 1.0 / 3.0}, {{1, {2, 2, 1e-7, 2e-7}}}};
+    rows[0] = {"/a \"quoted\".cpp",      3, "f", "(x:vector<float>(shape=(2,)))", {4, 2, 0.1, 1.0 / 3.0},
+               {{1, {2, 2, 1e-7, 2e-7}}}};
     rows[1] = {"b.cpp", 9, "g", "", {2, 2, 2e-7, 2e-7}, {}};
     expect_same(ringprof::parse_stats_json(ringprof::write_stats_json(rows, "run")), rows);
     expect_same(ringprof::parse_stats_json(ringprof::write_stats_json({})), {});
@@ -80,7 +81,8 @@ TEST(StatsJson, BadFilesNameTheFileAndTheProblem) {
         {"{\"format\": \"ringprof-stats\", \"version\": 7, \"functions\": []}", "newer ringprof"},
         {"{\"format\": \"ringprof-stats\", \"functions\": [{\"name\": \"f\", \"ncalls\": \"2\"}]}",
          "\"ncalls\" is not a number"},
-        {"{\"format\": \"ringprof-stats\", \"functions\": [{\"name\": \"f\", \"ncalls\": 1,\n \"callees\": [{\"callee\": 4}]}]}",
+        {"{\"format\": \"ringprof-stats\", \"functions\": [{\"name\": \"f\", \"ncalls\": 1,\n \"callees\": "
+         "[{\"callee\": 4}]}]}",
          "names callee 4 of only 1 functions"},
         {"{\"format\": \"ringprof-stats\",\n \"functions\": [{\"name\": \"f\", \"ncalls\": 1}", "line 2"},
     };

@@ -23,7 +23,8 @@ std::string with_lines(std::string text) {
                                                  {"{recurse}", stats_scenario::kRecurseLine},
                                                  {"{top}", stats_scenario::kTopLine}};
     for (const auto& [mark, line] : lines) {
-        for (std::size_t at; (at = text.find(mark)) != std::string::npos;) text.replace(at, std::string(mark).size(), std::to_string(line));
+        for (std::size_t at; (at = text.find(mark)) != std::string::npos;)
+            text.replace(at, std::string(mark).size(), std::to_string(line));
     }
     return text;
 }
@@ -69,8 +70,10 @@ TEST_F(StatsTable, StandardNameGolden) {
         "\n"
         "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n"
         "        2    0.002    0.001    0.002    0.001 scenario.cpp:{leaf}(leaf)\n"
-        "        2    0.032    0.016    0.032    0.016 scenario.cpp:{dot}(dot(a:vector<float>(shape=(16,)), b:vector<float>(shape=(16,))))\n"
-        "        1    0.008    0.008    0.008    0.008 scenario.cpp:{dot}(dot(a:vector<float>(shape=(8,)), b:vector<float>(shape=(8,))))\n"
+        "        2    0.032    0.016    0.032    0.016 scenario.cpp:{dot}(dot(a:vector<float>(shape=(16,)), "
+        "b:vector<float>(shape=(16,))))\n"
+        "        1    0.008    0.008    0.008    0.008 scenario.cpp:{dot}(dot(a:vector<float>(shape=(8,)), "
+        "b:vector<float>(shape=(8,))))\n"
         "      2/1    0.004    0.002    0.006    0.006 scenario.cpp:{recurse}(recurse)\n"
         "        1    0.003    0.003    0.049    0.049 scenario.cpp:{top}(top)\n"
         "\n"
@@ -86,8 +89,10 @@ TEST_F(StatsTable, CumulativeGolden) {
         "\n"
         "   ncalls  tottime  percall  cumtime  percall filename:lineno(function)\n"
         "        1    0.003    0.003    0.049    0.049 scenario.cpp:{top}(top)\n"
-        "        2    0.032    0.016    0.032    0.016 scenario.cpp:{dot}(dot(a:vector<float>(shape=(16,)), b:vector<float>(shape=(16,))))\n"
-        "        1    0.008    0.008    0.008    0.008 scenario.cpp:{dot}(dot(a:vector<float>(shape=(8,)), b:vector<float>(shape=(8,))))\n"
+        "        2    0.032    0.016    0.032    0.016 scenario.cpp:{dot}(dot(a:vector<float>(shape=(16,)), "
+        "b:vector<float>(shape=(16,))))\n"
+        "        1    0.008    0.008    0.008    0.008 scenario.cpp:{dot}(dot(a:vector<float>(shape=(8,)), "
+        "b:vector<float>(shape=(8,))))\n"
         "      2/1    0.004    0.002    0.006    0.006 scenario.cpp:{recurse}(recurse)\n"
         "        2    0.002    0.001    0.002    0.001 scenario.cpp:{leaf}(leaf)\n"
         "\n"
@@ -109,10 +114,12 @@ TEST_F(StatsTable, EverySortKeyOrdersRowsAsPstats) {
 
 TEST_F(StatsTable, OrderedByNamesEverySortKey) {
     const std::pair<const char*, const char*> keys[] = {
-        {"calls", "call count"},     {"cumulative", "cumulative time"}, {"tottime", "internal time"},
-        {"name", "function name"},   {"filename", "file name"},         {"line", "line number"},
-        {"stdname", "standard name"}, {"pcalls", "primitive call count"}, {"nfl", "name/file/line"},
-        {"module", "file name"},     {"-1", "standard name"},           {"2", "cumulative time"}};
+        {"calls", "call count"},      {"cumulative", "cumulative time"},
+        {"tottime", "internal time"}, {"name", "function name"},
+        {"filename", "file name"},    {"line", "line number"},
+        {"stdname", "standard name"}, {"pcalls", "primitive call count"},
+        {"nfl", "name/file/line"},    {"module", "file name"},
+        {"-1", "standard name"},      {"2", "cumulative time"}};
     for (const auto& [key, description] : keys) {
         std::ostringstream out;
         profile_->print_stats(out, key);
@@ -188,18 +195,38 @@ TEST(StatsTableFormat, FileAndLineSortsDifferFromStandardName) {
 TEST(StatsSortKeys, EverySpellingPstatsAcceptsAndNoOther) {
     // pstats' sort_stats takes each key, its aliases, the prefixes its get_sort_arg_defs keeps
     // ("cu", but neither "cum" nor "c": prefixes of two keys), and the old integers.
-    const std::pair<const char*, StatsSort> accepted[] = {
-        {"calls", StatsSort::Calls},        {"ncalls", StatsSort::Calls},       {"ca", StatsSort::Calls},
-        {"nc", StatsSort::Calls},           {"0", StatsSort::Calls},            {"cumulative", StatsSort::Cumulative},
-        {"cumtime", StatsSort::Cumulative}, {"cu", StatsSort::Cumulative},      {"cumu", StatsSort::Cumulative},
-        {"cumt", StatsSort::Cumulative},    {"2", StatsSort::Cumulative},       {"tottime", StatsSort::Tottime},
-        {"time", StatsSort::Tottime},       {"ti", StatsSort::Tottime},         {"to", StatsSort::Tottime},
-        {"1", StatsSort::Tottime},          {"name", StatsSort::Name},          {"na", StatsSort::Name},
-        {"filename", StatsSort::Filename},  {"file", StatsSort::Filename},      {"f", StatsSort::Filename},
-        {"module", StatsSort::Filename},    {"m", StatsSort::Filename},         {"line", StatsSort::Line},
-        {"l", StatsSort::Line},             {"stdname", StatsSort::Stdname},    {"s", StatsSort::Stdname},
-        {"-1", StatsSort::Stdname},         {"pcalls", StatsSort::Pcalls},      {"p", StatsSort::Pcalls},
-        {"nfl", StatsSort::Nfl},            {"nf", StatsSort::Nfl}};
+    const std::pair<const char*, StatsSort> accepted[] = {{"calls", StatsSort::Calls},
+                                                          {"ncalls", StatsSort::Calls},
+                                                          {"ca", StatsSort::Calls},
+                                                          {"nc", StatsSort::Calls},
+                                                          {"0", StatsSort::Calls},
+                                                          {"cumulative", StatsSort::Cumulative},
+                                                          {"cumtime", StatsSort::Cumulative},
+                                                          {"cu", StatsSort::Cumulative},
+                                                          {"cumu", StatsSort::Cumulative},
+                                                          {"cumt", StatsSort::Cumulative},
+                                                          {"2", StatsSort::Cumulative},
+                                                          {"tottime", StatsSort::Tottime},
+                                                          {"time", StatsSort::Tottime},
+                                                          {"ti", StatsSort::Tottime},
+                                                          {"to", StatsSort::Tottime},
+                                                          {"1", StatsSort::Tottime},
+                                                          {"name", StatsSort::Name},
+                                                          {"na", StatsSort::Name},
+                                                          {"filename", StatsSort::Filename},
+                                                          {"file", StatsSort::Filename},
+                                                          {"f", StatsSort::Filename},
+                                                          {"module", StatsSort::Filename},
+                                                          {"m", StatsSort::Filename},
+                                                          {"line", StatsSort::Line},
+                                                          {"l", StatsSort::Line},
+                                                          {"stdname", StatsSort::Stdname},
+                                                          {"s", StatsSort::Stdname},
+                                                          {"-1", StatsSort::Stdname},
+                                                          {"pcalls", StatsSort::Pcalls},
+                                                          {"p", StatsSort::Pcalls},
+                                                          {"nfl", StatsSort::Nfl},
+                                                          {"nf", StatsSort::Nfl}};
     for (const auto& [key, sort] : accepted) {
         const auto parsed = ringprof::parse_stats_sort(key);
         ASSERT_TRUE(parsed.has_value()) << key;

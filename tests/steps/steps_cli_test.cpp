@@ -17,11 +17,12 @@ TEST(StepsCli, ExitCodesAndMessagesAreMerges) {
 #endif
     TempDir dir;
     const std::string root = (dir.path() / "in").string();
-    write_timeline(dir.path() / "in", "1-algo-1", kBase + 10000, "pythontimeline.json", kBase, {{1, "Step:ModeKeys.TRAIN"}},
-                   {{"Step:ModeKeys.TRAIN", 1, 1000, 4000, "{\"step_num\": \"1\"}"}});
+    write_timeline(dir.path() / "in", "1-algo-1", kBase + 10000, "pythontimeline.json", kBase,
+                   {{1, "Step:ModeKeys.TRAIN"}}, {{"Step:ModeKeys.TRAIN", 1, 1000, 4000, "{\"step_num\": \"1\"}"}});
     EXPECT_EQ(run_steps(root, dir.path()).code, 0);
 
-    const std::string bad = (dir.path() / "in/framework/pevents/2020071317/1594662605020000_2-algo-2_model_timeline.json").string();
+    const std::string bad =
+        (dir.path() / "in/framework/pevents/2020071317/1594662605020000_2-algo-2_model_timeline.json").string();
     write_file(bad, "[{\"name\": \"x\", \"ph\": \"X\", \"pid\": 1, \"ts\": 5, \"dur\": 1},\n{\"name\": ");
     const ToolRun partial = run_steps(root + " --format csv", dir.path());
     EXPECT_EQ(partial.code, 3) << partial.err;

@@ -59,9 +59,13 @@ inline std::vector<std::vector<std::string>> parse_csv(const std::string& text) 
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') { field += '"'; ++i; }
-            else if (c == '"') quoted = false;
-            else field += c;
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+                field += '"';
+                ++i;
+            } else if (c == '"')
+                quoted = false;
+            else
+                field += c;
         } else if (c == '"') {
             quoted = true;
         } else if (c == ',') {
@@ -108,10 +112,11 @@ struct Ev {
 
 // <root>/framework/pevents/<hour>/<end>_<node>_<suffix> with a time base and named pids.
 inline void write_timeline(const std::filesystem::path& root, const std::string& node, long long end_us,
-                           const std::string& suffix, long long base, const std::vector<std::pair<int, std::string>>& processes,
-                           const std::vector<Ev>& events) {
-    std::string text = "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"start_time_since_epoch_in_micros\": " +
-                       std::to_string(base) + "}}";
+                           const std::string& suffix, long long base,
+                           const std::vector<std::pair<int, std::string>>& processes, const std::vector<Ev>& events) {
+    std::string text =
+        "[\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"start_time_since_epoch_in_micros\": " +
+        std::to_string(base) + "}}";
     for (const auto& [pid, name] : processes)
         text += ",\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": " + std::to_string(pid) +
                 ", \"args\": {\"name\": \"" + name + "\"}}";
@@ -122,7 +127,8 @@ inline void write_timeline(const std::filesystem::path& root, const std::string&
         text += "}";
     }
     text += "\n]";
-    write_file(root / "framework" / "pevents" / "2020071317" / (std::to_string(end_us) + "_" + node + "_" + suffix), text);
+    write_file(root / "framework" / "pevents" / "2020071317" / (std::to_string(end_us) + "_" + node + "_" + suffix),
+               text);
 }
 
 }  // namespace steps_test

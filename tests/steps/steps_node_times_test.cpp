@@ -20,7 +20,8 @@ TEST(StepsNodeTimes, TheMedianOfTheOthersOfEachValueIsTheMedianOfTheRestToTheBit
     for (std::size_t n = 1; n <= 9; ++n) {
         for (int round = 0; round < 20; ++round) {
             std::vector<double> values;
-            for (std::size_t i = 0; i < n; ++i) values.push_back(round % 3 == 0 ? std::floor(time(rng) / 1000) : time(rng));
+            for (std::size_t i = 0; i < n; ++i)
+                values.push_back(round % 3 == 0 ? std::floor(time(rng) / 1000) : time(rng));
             const std::vector<double> got = ringprof::detail::medians_of_others(values);
             if (n == 1) {
                 EXPECT_TRUE(got.empty());
@@ -71,11 +72,13 @@ TEST(StepsNodeTimes, EveryStepListsEachNodesTimeAndTheSlowestAgreesWithThem) {
             std::vector<double> rest = times;
             rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
             std::sort(rest.begin(), rest.end());
-            const double m = rest.size() % 2 ? rest[rest.size() / 2] : (rest[rest.size() / 2 - 1] + rest[rest.size() / 2]) / 2;
+            const double m =
+                rest.size() % 2 ? rest[rest.size() / 2] : (rest[rest.size() / 2 - 1] + rest[rest.size() / 2]) / 2;
             ASSERT_TRUE(st.by_node[i].median_of_others_us.has_value());
             EXPECT_EQ(*st.by_node[i].median_of_others_us, m) << names[i];
         }
-        const std::size_t slowest = static_cast<std::size_t>(std::max_element(times.begin(), times.end()) - times.begin());
+        const std::size_t slowest =
+            static_cast<std::size_t>(std::max_element(times.begin(), times.end()) - times.begin());
         EXPECT_EQ(st.slowest_node, names[slowest]);
         EXPECT_EQ(st.slowest_us, times[slowest]);
         EXPECT_EQ(st.median_of_others_us, st.by_node[slowest].median_of_others_us);

@@ -39,13 +39,14 @@ TEST(StepsSemantics, PercentilesInterpolateLinearlyBetweenRanksAsPandasDoes) {
 TEST(StepsSemantics, AnEventWithoutStepBelongsToTheLowestStepThatStrictlyContainsIt) {
     TempDir dir;
     // Steps 1 [1000, 5000] and 2 [2000, 9000] overlap (two workers out of phase).
-    write_timeline(dir.path(), "1-algo-1", kBase + 10000, "pythontimeline.json", kBase, {{1, "Step:ModeKeys.TRAIN"}, {2, "Forward"}},
+    write_timeline(dir.path(), "1-algo-1", kBase + 10000, "pythontimeline.json", kBase,
+                   {{1, "Step:ModeKeys.TRAIN"}, {2, "Forward"}},
                    {{"Step:ModeKeys.TRAIN", 1, 1000, 4000, "{\"step_num\": \"1\"}"},
                     {"Step:ModeKeys.TRAIN", 1, 2000, 7000, "{\"step_num\": \"2\"}"},
-                    {"in_both", 2, 2500, 100, ""},       // inside both: step 1
-                    {"in_two", 2, 6000, 100, ""},        // inside step 2 only
-                    {"at_start", 2, 1000, 100, ""},      // starts with step 1: not strictly inside
-                    {"at_end", 2, 8900, 100, ""},        // ends with step 2: not strictly inside
+                    {"in_both", 2, 2500, 100, ""},                     // inside both: step 1
+                    {"in_two", 2, 6000, 100, ""},                      // inside step 2 only
+                    {"at_start", 2, 1000, 100, ""},                    // starts with step 1: not strictly inside
+                    {"at_end", 2, 8900, 100, ""},                      // ends with step 2: not strictly inside
                     {"marked", 2, 8000, 500, "{\"step_num\": -1}"}});  // -1 is no step: step 2
     const ringprof::StepAnalysis a = ringprof::analyze_steps(dir.str());
     ASSERT_TRUE(a.complete());
@@ -65,19 +66,22 @@ TEST(StepsSemantics, AnEventWithoutStepBelongsToTheLowestStepThatStrictlyContain
 
 TEST(StepsSemantics, LayerNameThenArgsNameThenTheEventsNameNameTheMetric) {
     TempDir dir;
-    write_timeline(dir.path(), "1-algo-1", kBase + 10000, "pythontimeline.json", kBase, {{1, "Step:ModeKeys.TRAIN"}, {2, "Forward"}},
-                   {{"Step:ModeKeys.TRAIN", 1, 1000, 4000, "{\"step_num\": \"1\"}"},
-                    {"a", 2, 1100, 10, "{\"name\": \"by_name\", \"layer_name\": \"by \\\"layer\\\"\", \"step_num\": 1}"},
-                    {"b", 2, 1200, 10, "{\"name\": \"by_name\"}"},
-                    {"c", 2, 1300, 10, "{\"name\": 7}"},
-                    {"plain", 2, 1400, 10, "{\"other\": \"x\"}"}});
+    write_timeline(
+        dir.path(), "1-algo-1", kBase + 10000, "pythontimeline.json", kBase,
+        {{1, "Step:ModeKeys.TRAIN"}, {2, "Forward"}},
+        {{"Step:ModeKeys.TRAIN", 1, 1000, 4000, "{\"step_num\": \"1\"}"},
+         {"a", 2, 1100, 10, "{\"name\": \"by_name\", \"layer_name\": \"by \\\"layer\\\"\", \"step_num\": 1}"},
+         {"b", 2, 1200, 10, "{\"name\": \"by_name\"}"},
+         {"c", 2, 1300, 10, "{\"name\": 7}"},
+         {"plain", 2, 1400, 10, "{\"other\": \"x\"}"}});
     const ringprof::StepAnalysis a = ringprof::analyze_steps(dir.str());
     std::vector<std::string> groups;
     for (const auto& r : a.framework_metric) groups.push_back(r.group);
     EXPECT_EQ(groups, (std::vector<std::string>{"7", "Step:ModeKeys.TRAIN", "by \"layer\"", "by_name", "plain"}));
     // pandas' CSV quotes a field with a quote in it, doubling the quote.
-    EXPECT_NE(ringprof::render_step_csv(a, ringprof::StepGrouping::framework_metric).find("\n\"by \"\"layer\"\"\",10.0,"),
-              std::string::npos);
+    EXPECT_NE(
+        ringprof::render_step_csv(a, ringprof::StepGrouping::framework_metric).find("\n\"by \"\"layer\"\"\",10.0,"),
+        std::string::npos);
 }
 
 TEST(StepsSemantics, AStepOnOneNodeHasNoOthersToCompareWith) {
@@ -120,8 +124,9 @@ TEST(StepsSemantics, NoEventsGiveTheHeaderAlone) {
     TempDir dir;
     write_timeline(dir.path(), "1-algo-1", kBase + 10000, "pythontimeline.json", kBase, {}, {});
     const ringprof::StepAnalysis a = ringprof::analyze_steps(dir.str());
-    EXPECT_EQ(ringprof::render_step_csv(a, ringprof::StepGrouping::process),
-              "process,duration_mean_us,duration_min_us,duration_max_us,duration_p50_us,duration_p95_us,duration_p99_us\n");
+    EXPECT_EQ(
+        ringprof::render_step_csv(a, ringprof::StepGrouping::process),
+        "process,duration_mean_us,duration_min_us,duration_max_us,duration_p50_us,duration_p95_us,duration_p99_us\n");
     EXPECT_TRUE(a.steps.empty());
 }
 

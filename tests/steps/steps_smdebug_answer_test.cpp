@@ -63,6 +63,7 @@ TEST_P(StepsSmdebugAnswer, EventsOutsideEveryStepAreCountedApartAndNamedOnOneLin
     expect_same_table(r.out, read_file(kFixture + "/smdebug/" + by + ".csv"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Groupings, StepsSmdebugAnswer, ::testing::Values("training_phase", "process", "framework_metric"));
+INSTANTIATE_TEST_SUITE_P(Groupings, StepsSmdebugAnswer,
+                         ::testing::Values("training_phase", "process", "framework_metric"));
 
 }  // namespace

@@ -27,8 +27,8 @@ void write_two_nodes(const std::filesystem::path& root) {
             events.push_back({"compute", 2, start + 10, dur / 2, ""});  // no step_num: inside its step
         }
         const std::string node = std::to_string(n) + "-algo-" + std::to_string(n);
-        write_timeline(root, node, kBase + 40000, "pythontimeline.json", kBase, {{1, "Step:ModeKeys.TRAIN"}, {2, "Forward"}},
-                       events);
+        write_timeline(root, node, kBase + 40000, "pythontimeline.json", kBase,
+                       {{1, "Step:ModeKeys.TRAIN"}, {2, "Forward"}}, events);
     }
 }
 
@@ -120,11 +120,13 @@ TEST(StepsStragglers, ARangeOfStepsKeepsOnlyThoseSteps) {
 #endif
     TempDir dir;
     write_two_nodes(dir.path() / "in");
-    const ToolRun r = run_steps((dir.path() / "in").string() + " --format json --unit step --start 2 --end 4", dir.path());
+    const ToolRun r =
+        run_steps((dir.path() / "in").string() + " --format json --unit step --start 2 --end 4", dir.path());
     ASSERT_EQ(r.code, 0) << r.err;
     simdjson::dom::parser parser;
     std::vector<int64_t> steps;
-    for (simdjson::dom::element st : simdjson::dom::array(parse(parser, r.out)["steps"])) steps.push_back(int64_t(st["step"]));
+    for (simdjson::dom::element st : simdjson::dom::array(parse(parser, r.out)["steps"]))
+        steps.push_back(int64_t(st["step"]));
     EXPECT_EQ(steps, (std::vector<int64_t>{2, 3}));
 }
 

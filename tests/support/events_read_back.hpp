@@ -15,8 +15,10 @@ namespace ringprof::testing {
 // A number with its kind, exactly (a float in hex), so a float never equals the integer it rounds to.
 inline std::string show(detail::TraceNumber n) {
     char buf[64];
-    if (n.is_float) std::snprintf(buf, sizeof buf, "f%a", n.d);
-    else std::snprintf(buf, sizeof buf, "i%lld", static_cast<long long>(n.i));
+    if (n.is_float)
+        std::snprintf(buf, sizeof buf, "f%a", n.d);
+    else
+        std::snprintf(buf, sizeof buf, "i%lld", static_cast<long long>(n.i));
     return buf;
 }
 
@@ -24,7 +26,8 @@ struct EventSeen {
     std::string name, phase, label, args;
     std::string start, dur;
     bool operator==(const EventSeen& o) const {
-        return name == o.name && phase == o.phase && label == o.label && args == o.args && start == o.start && dur == o.dur;
+        return name == o.name && phase == o.phase && label == o.label && args == o.args && start == o.start &&
+               dur == o.dur;
     }
 };
 
@@ -32,8 +35,8 @@ class EventRecorder final : public detail::EventSink {
 public:
     std::vector<EventSeen> seen;
     void on_event(const detail::ReadEvent& e) override {
-        seen.push_back({std::string(e.name), std::string(e.phase), std::string(e.thread_label), std::string(e.args_json),
-                        show(e.start), show(e.dur)});
+        seen.push_back({std::string(e.name), std::string(e.phase), std::string(e.thread_label),
+                        std::string(e.args_json), show(e.start), show(e.dur)});
     }
 };
 

@@ -35,8 +35,8 @@ std::string gtest_filter() {
 
 std::string folder_name(std::string filter) {
     for (char& c : filter) {
-        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                           c == '_' || c == '.' || c == '-';
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                           c == '.' || c == '-';
         if (!plain) c = '_';
     }
     if (filter.size() > 200) filter.resize(200);  // a file name's limit is 255 bytes

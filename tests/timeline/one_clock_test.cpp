@@ -136,7 +136,8 @@ namespace od = simdjson::ondemand;
 
 // A JSON number token ("12.345", "7", "-0.002") as an exact integer of 1/scale units.
 std::int64_t exact(std::string_view token, std::int64_t scale) {
-    while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == ',')) token.remove_suffix(1);
+    while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == ','))
+        token.remove_suffix(1);
     bool negative = !token.empty() && token.front() == '-';
     if (negative) token.remove_prefix(1);
     std::int64_t whole = 0, frac = 0, frac_scale = 1;
@@ -163,7 +164,7 @@ struct Interval {
     std::string name;
     std::int64_t tid = 0;
     std::int64_t begin = 0, end = 0;  // exact, in the file's unit
-    std::int64_t step = -1;            // the step this span ran in (-1: none)
+    std::int64_t step = -1;           // the step this span ran in (-1: none)
     bool is_step = false;
 };
 
@@ -182,11 +183,16 @@ std::vector<Interval> trace_intervals(const std::string& json) {
         for (auto field : o) {
             const std::string_view key = field.unescaped_key();
             od::value v = field.value();
-            if (key == "ph") ph = v.get_string();
-            else if (key == "name") iv.name = std::string(std::string_view(v.get_string()));
-            else if (key == "tid") iv.tid = v.get_int64();
-            else if (key == "cat") iv.is_step = std::string_view(v.get_string()) == "step";
-            else if (key == "ts") ts = exact(v.raw_json_token(), 1000);
+            if (key == "ph")
+                ph = v.get_string();
+            else if (key == "name")
+                iv.name = std::string(std::string_view(v.get_string()));
+            else if (key == "tid")
+                iv.tid = v.get_int64();
+            else if (key == "cat")
+                iv.is_step = std::string_view(v.get_string()) == "step";
+            else if (key == "ts")
+                ts = exact(v.raw_json_token(), 1000);
             else if (key == "dur") {
                 dur = exact(v.raw_json_token(), 1000);
                 has_dur = true;
@@ -194,8 +200,10 @@ std::vector<Interval> trace_intervals(const std::string& json) {
                 for (auto a : v.get_object()) {
                     const std::string_view k = a.unescaped_key();
                     od::value av = a.value();
-                    if (k == "step") iv.step = av.get_int64();
-                    else if (k == "step_num") iv.step = std::stoll(std::string(std::string_view(av.get_string())));
+                    if (k == "step")
+                        iv.step = av.get_int64();
+                    else if (k == "step_num")
+                        iv.step = std::stoll(std::string(std::string_view(av.get_string())));
                 }
             }
         }
@@ -222,11 +230,16 @@ std::vector<Interval> pythontimeline_intervals(const std::filesystem::path& root
             for (auto field : o) {
                 const std::string_view key = field.unescaped_key();
                 od::value v = field.value();
-                if (key == "ph") ph = v.get_string();
-                else if (key == "name") iv.name = std::string(std::string_view(v.get_string()));
-                else if (key == "tid") iv.tid = v.get_int64();
-                else if (key == "ts") iv.begin = exact(v.raw_json_token(), 1);
-                else if (key == "dur") iv.end = exact(v.raw_json_token(), 1);
+                if (key == "ph")
+                    ph = v.get_string();
+                else if (key == "name")
+                    iv.name = std::string(std::string_view(v.get_string()));
+                else if (key == "tid")
+                    iv.tid = v.get_int64();
+                else if (key == "ts")
+                    iv.begin = exact(v.raw_json_token(), 1);
+                else if (key == "dur")
+                    iv.end = exact(v.raw_json_token(), 1);
                 else if (key == "args" && v.type() == od::json_type::object) {
                     for (auto a : v.get_object()) {
                         const std::string_view k = a.unescaped_key();
@@ -387,8 +400,8 @@ TEST(OneClock, SpansNestExactlyPerThreadAndEveryOutputAgrees) {
             const TimerNode* node = find_anywhere(timers.root, name);
             ASSERT_NE(node, nullptr);
             EXPECT_EQ(node->count, t.count);
-            worst_relative = std::max(worst_relative, std::abs(node->total * 1e9 - static_cast<double>(t.ns)) /
-                                                          static_cast<double>(t.ns));
+            worst_relative = std::max(
+                worst_relative, std::abs(node->total * 1e9 - static_cast<double>(t.ns)) / static_cast<double>(t.ns));
             // Aggregates sum ticks at the latest rate; the timeline's segments differ from it
             // by the calibration's error (measured: 3e-6 at worst), plus 1 ns rounding per span.
             EXPECT_NEAR(node->total * 1e9, static_cast<double>(t.ns), 1e-4 * static_cast<double>(t.ns) + 2.0 * t.count);

@@ -209,9 +209,9 @@ TEST(PythonTimeline, FilesInPeventsAreCompleteJsonWhileRunning) {
     // Between a rotation and the next span no file is open, so the open one is looked for at
     // every round, not once at the end (where it failed under TSan: the last span had just
     // rotated the file).
-    const auto tmp = dir.path() / "framework" /
-                     (backends::PythonTimelineBackend::node_id(::getpid(), session.run_info().host) +
-                      "_pythontimeline.json.tmp");
+    const auto tmp =
+        dir.path() / "framework" /
+        (backends::PythonTimelineBackend::node_id(::getpid(), session.run_info().host) + "_pythontimeline.json.tmp");
     bool saw_open_file = false;
     std::set<std::filesystem::path> seen;
     int checked = 0;

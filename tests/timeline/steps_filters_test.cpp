@@ -58,8 +58,10 @@ TEST(StepIntervals, LookupsInAnyOrderAnswerAsAFullSearchWould) {
         // From the step that began last at or before t backwards (16 at most, equal begins in
         // the order they came), the first still running.
         std::vector<const Step*> by_begin;
-        for (const Step& s : all) if (s.begin <= t) by_begin.push_back(&s);
-        std::stable_sort(by_begin.begin(), by_begin.end(), [](const Step* a, const Step* b) { return a->begin < b->begin; });
+        for (const Step& s : all)
+            if (s.begin <= t) by_begin.push_back(&s);
+        std::stable_sort(by_begin.begin(), by_begin.end(),
+                         [](const Step* a, const Step* b) { return a->begin < b->begin; });
         for (auto it = by_begin.rbegin(); it != by_begin.rend() && it - by_begin.rbegin() < 16; ++it) {
             if (t < (*it)->end) return (*it)->number;
         }
@@ -77,8 +79,8 @@ TEST(StepIntervals, LookupsInAnyOrderAnswerAsAFullSearchWould) {
         all.push_back(Step{begin, end, k});
         // Lookups in time order, then backwards, then at random, at and around the step edges.
         for (int q = 0; q < 20; ++q) {
-            const std::uint64_t at = q < 10 ? begin - 50 + 20 * static_cast<std::uint64_t>(q)
-                                            : 900 + next() % (t - 800);
+            const std::uint64_t at =
+                q < 10 ? begin - 50 + 20 * static_cast<std::uint64_t>(q) : 900 + next() % (t - 800);
             ASSERT_EQ(steps.step_at(at), reference(at)) << "step " << k << ", lookup at " << at;
         }
         for (const std::uint64_t edge : {begin - 1, begin, end - 1, end}) {
@@ -159,7 +161,8 @@ TEST(TimelineFilters, DepthAndDurationLimitOnlyTheTimeline) {
             std::this_thread::sleep_for(std::chrono::milliseconds(3));
         }
         const Snapshot s = session.snapshot();
-        for (const TimerNode* n = s.tree.root.find("level"); n != nullptr; n = n->find("level")) level_count += n->count;
+        for (const TimerNode* n = s.tree.root.find("level"); n != nullptr; n = n->find("level"))
+            level_count += n->count;
     }
     EXPECT_EQ(level_count, 50u) << "the aggregates see every level";
     long levels = 0;
@@ -193,8 +196,9 @@ TEST(TimelineFilters, SettingsComeFromTheEnvironment) {
     ::setenv("RINGPROF_PYTHONTIMELINE_MAX_SECONDS", "7", 1);
     ::setenv("RINGPROF_BACKENDS", "timers, trace,pythontimeline", 1);
     const Config c = Config::from_environment();
-    for (const char* v : {"RINGPROF_TIMELINE_MIN_NS", "RINGPROF_TIMELINE_MAX_DEPTH", "RINGPROF_TIMELINE_QUEUE_SPANS",
-                          "RINGPROF_PYTHONTIMELINE_MAX_BYTES", "RINGPROF_PYTHONTIMELINE_MAX_SECONDS", "RINGPROF_BACKENDS"}) {
+    for (const char* v :
+         {"RINGPROF_TIMELINE_MIN_NS", "RINGPROF_TIMELINE_MAX_DEPTH", "RINGPROF_TIMELINE_QUEUE_SPANS",
+          "RINGPROF_PYTHONTIMELINE_MAX_BYTES", "RINGPROF_PYTHONTIMELINE_MAX_SECONDS", "RINGPROF_BACKENDS"}) {
         ::unsetenv(v);
     }
     EXPECT_EQ(c.timeline_min_ns, 2500u);

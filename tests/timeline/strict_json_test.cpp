@@ -52,10 +52,11 @@ void expect_strict_json(const std::string& text, const std::string& what) {
 // Python's json refuses bare NaN/Infinity only when told to; invalid UTF-8 fails the decode.
 void expect_python_reads(const std::filesystem::path& file, bool gzipped) {
     const std::string opener = gzipped ? "gzip.open" : "open";
-    const std::string cmd = "timeout 60 python3 -c \"import gzip, json, sys\n"
-                            "def refuse(c): raise ValueError('non-JSON constant ' + c)\n"
-                            "json.loads(" + opener + "(sys.argv[1], 'rb').read().decode('utf-8'), parse_constant=refuse)\" '" +
-                            file.string() + "'";
+    const std::string cmd =
+        "timeout 60 python3 -c \"import gzip, json, sys\n"
+        "def refuse(c): raise ValueError('non-JSON constant ' + c)\n"
+        "json.loads(" +
+        opener + "(sys.argv[1], 'rb').read().decode('utf-8'), parse_constant=refuse)\" '" + file.string() + "'";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << "python3's json refused " << file;
 }
 
@@ -109,8 +110,9 @@ TEST(StrictJson, HostileNamesAndNonFiniteGaugesLeaveEveryOutputParseable) {
     EXPECT_EQ(detail::valid_utf8(html), html) << "the page is not valid UTF-8";
 
     // The SVG is well-formed XML, the folded stacks valid UTF-8 text.
-    const std::string svg_cmd = "timeout 60 python3 -c \"import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])\" '" +
-                                (p / "t_flame.svg").string() + "'";
+    const std::string svg_cmd =
+        "timeout 60 python3 -c \"import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])\" '" +
+        (p / "t_flame.svg").string() + "'";
     EXPECT_EQ(std::system(svg_cmd.c_str()), 0) << "the SVG is not well-formed XML";
     const std::string folded = read_text(p / "t_folded.txt");
     EXPECT_FALSE(folded.empty());

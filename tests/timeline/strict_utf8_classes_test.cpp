@@ -48,7 +48,8 @@ const std::vector<IllFormed>& ill_formed_classes() {
         {"truncated 2-byte", std::string("\xC3")},
         {"truncated 3-byte", std::string("\xE2\x82")},
         {"truncated 4-byte", std::string("\xF0\x9F\x98")},
-        {"truncated then ASCII", std::string("\xF0\x9F" "A")},
+        {"truncated then ASCII", std::string("\xF0\x9F"
+                                             "A")},
         {"continuation 80", std::string("\x80")},
         {"continuation BF", std::string("\xBF")},
         {"continuations after valid", std::string("\xC3\xA9\x80\x80")},
@@ -65,14 +66,22 @@ std::size_t first_ill_formed(const std::string& s) {
     for (std::size_t i = 0; i < n;) {
         const unsigned c = p[i];
         std::size_t len = 0;
-        if (c <= 0x7F) len = 1;
-        else if (c >= 0xC2 && c <= 0xDF) len = in(i + 1, 0x80, 0xBF) ? 2 : 0;
-        else if (c == 0xE0) len = in(i + 1, 0xA0, 0xBF) && in(i + 2, 0x80, 0xBF) ? 3 : 0;
-        else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) len = in(i + 1, 0x80, 0xBF) && in(i + 2, 0x80, 0xBF) ? 3 : 0;
-        else if (c == 0xED) len = in(i + 1, 0x80, 0x9F) && in(i + 2, 0x80, 0xBF) ? 3 : 0;
-        else if (c == 0xF0) len = in(i + 1, 0x90, 0xBF) && in(i + 2, 0x80, 0xBF) && in(i + 3, 0x80, 0xBF) ? 4 : 0;
-        else if (c >= 0xF1 && c <= 0xF3) len = in(i + 1, 0x80, 0xBF) && in(i + 2, 0x80, 0xBF) && in(i + 3, 0x80, 0xBF) ? 4 : 0;
-        else if (c == 0xF4) len = in(i + 1, 0x80, 0x8F) && in(i + 2, 0x80, 0xBF) && in(i + 3, 0x80, 0xBF) ? 4 : 0;
+        if (c <= 0x7F)
+            len = 1;
+        else if (c >= 0xC2 && c <= 0xDF)
+            len = in(i + 1, 0x80, 0xBF) ? 2 : 0;
+        else if (c == 0xE0)
+            len = in(i + 1, 0xA0, 0xBF) && in(i + 2, 0x80, 0xBF) ? 3 : 0;
+        else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF)
+            len = in(i + 1, 0x80, 0xBF) && in(i + 2, 0x80, 0xBF) ? 3 : 0;
+        else if (c == 0xED)
+            len = in(i + 1, 0x80, 0x9F) && in(i + 2, 0x80, 0xBF) ? 3 : 0;
+        else if (c == 0xF0)
+            len = in(i + 1, 0x90, 0xBF) && in(i + 2, 0x80, 0xBF) && in(i + 3, 0x80, 0xBF) ? 4 : 0;
+        else if (c >= 0xF1 && c <= 0xF3)
+            len = in(i + 1, 0x80, 0xBF) && in(i + 2, 0x80, 0xBF) && in(i + 3, 0x80, 0xBF) ? 4 : 0;
+        else if (c == 0xF4)
+            len = in(i + 1, 0x80, 0x8F) && in(i + 2, 0x80, 0xBF) && in(i + 3, 0x80, 0xBF) ? 4 : 0;
         if (len == 0) return i;
         i += len;
     }
@@ -91,9 +100,9 @@ std::vector<Name> hostile_names() {
     std::vector<Name> names;
     for (std::size_t c = 0; c < ill_formed_classes().size(); ++c) {
         const std::string& bad = ill_formed_classes()[c].bytes;
-        names.push_back({bad + tag(c, 0), tag(c, 0)});           // at the start
-        names.push_back({tag(c, 1) + bad + "mid", tag(c, 1)});   // in the middle
-        names.push_back({tag(c, 2) + bad, tag(c, 2)});           // at the end
+        names.push_back({bad + tag(c, 0), tag(c, 0)});          // at the start
+        names.push_back({tag(c, 1) + bad + "mid", tag(c, 1)});  // in the middle
+        names.push_back({tag(c, 2) + bad, tag(c, 2)});          // at the end
     }
     return names;
 }
@@ -111,7 +120,8 @@ void record_hostile_scopes(const std::vector<Name>& names) {
         detail::Scope inner(&site);  // nested too: folded stacks and flame frames join names
         // Folded stacks leave out stacks of no whole microsecond of self time.
         const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(5);
-        while (std::chrono::steady_clock::now() < until) {}
+        while (std::chrono::steady_clock::now() < until) {
+        }
     }
 }
 
@@ -123,11 +133,13 @@ std::string read_all(const std::filesystem::path& p) {
 void expect_strict_utf8(const std::string& text, const std::string& what) {
     const std::size_t at = first_ill_formed(text);
     EXPECT_EQ(at, std::string::npos) << what << ": ill-formed UTF-8 at byte " << at << ": "
-                                     << ::testing::PrintToString(text.substr(at == std::string::npos ? 0 : (at < 20 ? 0 : at - 20), 40));
+                                     << ::testing::PrintToString(
+                                            text.substr(at == std::string::npos ? 0 : (at < 20 ? 0 : at - 20), 40));
 }
 
 void expect_every_tag(const std::string& text, const std::vector<Name>& names, const std::string& what) {
-    for (const Name& n : names) EXPECT_NE(text.find(n.tag), std::string::npos) << what << " lost the name tagged " << n.tag;
+    for (const Name& n : names)
+        EXPECT_NE(text.find(n.tag), std::string::npos) << what << " lost the name tagged " << n.tag;
 }
 
 TEST(StrictUtf8, EveryIllFormedClassAtEveryPositionLeavesEveryWriterStrictUtf8) {
@@ -143,7 +155,8 @@ TEST(StrictUtf8, EveryIllFormedClassAtEveryPositionLeavesEveryWriterStrictUtf8) 
     }
     const auto p = dir.path();
     std::vector<std::pair<std::filesystem::path, std::string>> outputs;  // file, its decoded text
-    for (const char* f : {"t_timers.json", "t_stats.json", "t_stats.txt", "t_flame.html", "t_flame.svg", "t_folded.txt"}) {
+    for (const char* f :
+         {"t_timers.json", "t_stats.json", "t_stats.txt", "t_flame.html", "t_flame.svg", "t_folded.txt"}) {
         outputs.emplace_back(p / f, read_all(p / f));
     }
     outputs.emplace_back(p / "t_trace.json.gz", gunzip(read_all(p / "t_trace.json.gz")));
@@ -155,34 +168,44 @@ TEST(StrictUtf8, EveryIllFormedClassAtEveryPositionLeavesEveryWriterStrictUtf8) 
     const auto merged = p / "merged";
     const std::string tool = RINGPROF_TOOL;
     // EXPECT, not ASSERT: a refused input must not hide what the other outputs hold.
-    EXPECT_EQ(std::system(("timeout 60 '" + tool + "' stats '" + (p / "t_stats.json").string() + "' --pstats '" + pstats.string() + "' >/dev/null").c_str()), 0);
-    EXPECT_EQ(std::system(("timeout 60 '" + tool + "' merge '" + p.string() + "' -o '" + merged.string() + "' >/dev/null").c_str()), 0);
+    EXPECT_EQ(std::system(("timeout 60 '" + tool + "' stats '" + (p / "t_stats.json").string() + "' --pstats '" +
+                           pstats.string() + "' >/dev/null")
+                              .c_str()),
+              0);
+    EXPECT_EQ(
+        std::system(
+            ("timeout 60 '" + tool + "' merge '" + p.string() + "' -o '" + merged.string() + "' >/dev/null").c_str()),
+        0);
     std::size_t merged_files = 0;
     std::error_code ignored;  // no folder: counted as no merged file
-    for (const auto& e : std::filesystem::directory_iterator(merged, std::filesystem::directory_options::none, ignored)) {
+    for (const auto& e :
+         std::filesystem::directory_iterator(merged, std::filesystem::directory_options::none, ignored)) {
         if (e.path().string().find("_merged_timeline.json") == std::string::npos) continue;
         outputs.emplace_back(e.path(), read_all(e.path()));
         ++merged_files;
     }
     EXPECT_EQ(merged_files, 1u);
     // marshal's strings are UTF-8 too: Python refuses to load the file otherwise.
-    const std::string load = "timeout 60 python3 -c \"import pstats, sys\n"
-                             "s = pstats.Stats(sys.argv[1])\n"
-                             "names = ' '.join(k[2] for k in s.stats)\n"
-                             "missing = [t for t in sys.argv[2:] if t not in names]\n"
-                             "sys.exit(1 if missing else 0)\" '" + pstats.string() + "'";
+    const std::string load =
+        "timeout 60 python3 -c \"import pstats, sys\n"
+        "s = pstats.Stats(sys.argv[1])\n"
+        "names = ' '.join(k[2] for k in s.stats)\n"
+        "missing = [t for t in sys.argv[2:] if t not in names]\n"
+        "sys.exit(1 if missing else 0)\" '" +
+        pstats.string() + "'";
     std::string with_tags = load;
     for (const Name& n : names) with_tags += " " + n.tag;
     EXPECT_EQ(std::system(with_tags.c_str()), 0) << "pstats could not load the saved profile, or lost a name";
 #endif
 
     ASSERT_FALSE(outputs.empty());
-    std::string python = "timeout 60 python3 -c \"import sys\n"
-                         "for f in sys.argv[1:]:\n"
-                         "    data = open(f, 'rb').read()\n"
-                         "    if f.endswith('.gz'):\n"
-                         "        import gzip; data = gzip.decompress(data)\n"
-                         "    data.decode('utf-8', 'strict')\"";
+    std::string python =
+        "timeout 60 python3 -c \"import sys\n"
+        "for f in sys.argv[1:]:\n"
+        "    data = open(f, 'rb').read()\n"
+        "    if f.endswith('.gz'):\n"
+        "        import gzip; data = gzip.decompress(data)\n"
+        "    data.decode('utf-8', 'strict')\"";
     for (const auto& [file, text] : outputs) {
         SCOPED_TRACE(file.string());
         EXPECT_FALSE(text.empty());

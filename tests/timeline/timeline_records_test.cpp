@@ -28,7 +28,8 @@ using Kind = detail::TimelineRecord::Kind;
 // One decode of everything written to `ring` (a clock of 1 ns a tick) into a timeline stream;
 // with `withheld`, the spans withheld (only counted there).
 detail::TimelineRecords decode_ring(detail::ThreadRing& ring, detail::WithheldSpans* withheld = nullptr) {
-    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
+    detail::ClockCalibration clock(
+        +[]() -> std::uint64_t { return 0; }, 1e-9);
     detail::Aggregator aggregator(clock);
     detail::ThreadTrack track(&ring);
     detail::TimelineRecords stream;
@@ -135,7 +136,7 @@ TEST(TimelineRecords, ADecodeThatFindsNothingForTheTimelineWritesNoRecord) {
 TEST(TimelineRecords, ASpanTakesOneSixteenByteSlotWhenItsValuesFit) {
     detail::ThreadRing ring(1024);
     std::vector<Event> events;
-    for (std::uint64_t k = 0; k < 100; ++k) {  // 100 spans, two levels, ticks as a TSC gives them
+    for (std::uint64_t k = 0; k < 100; ++k) {                       // 100 spans, two levels, ticks as a TSC gives them
         const std::uint64_t t = 0xFFFF'FFF0'0000'0000u + 1000 * k;  // near the counter's wrap
         events.push_back({t, detail::make_tag(&kWork, EventKind::Begin)});
         events.push_back({t + 10, detail::make_tag(&kLoss, EventKind::Begin)});
@@ -232,25 +233,26 @@ TEST(TimelineRecords, EverySpanComesOutAsItWentInWhetherItsValuesFitOneSlotOrNot
     };
     const Case cases[] = {
         {&kWork, base, base, 0, 1},
-        {&kWork, base - (std::uint64_t{1} << 31), base, 3, 1},          // as early as fits
-        {&kWork, base - (std::uint64_t{1} << 31) - 1, base, 3, 2},      // one tick earlier
+        {&kWork, base - (std::uint64_t{1} << 31), base, 3, 1},      // as early as fits
+        {&kWork, base - (std::uint64_t{1} << 31) - 1, base, 3, 2},  // one tick earlier
         {&kWork, base + (std::uint64_t{1} << 31) - 1, base + (std::uint64_t{1} << 31), 0, 1},
         {&kWork, base + (std::uint64_t{1} << 31), base + (std::uint64_t{1} << 31) + 1, 0, 2},
-        {&kWork, base, base + 0xFFFF'FFFFu, 0, 1},                      // the longest that fits
+        {&kWork, base, base + 0xFFFF'FFFFu, 0, 1},  // the longest that fits
         {&kWork, base, base + 0x1'0000'0000u, 0, 2},
-        {&kWork, base, base + 1, 0xFFFF, 1},                            // the deepest that fits
+        {&kWork, base, base + 1, 0xFFFF, 1},  // the deepest that fits
         {&kWork, base, base + 1, 0x1'0000, 2},
         {&kWork, base, base + 1, 0xFFFF'FFFFu, 2},
         {nullptr, base, base + 1, 0, 1},
         {high_site, base, base + 1, 0, 2},
-        {&kWork, base + 7, base + 3, 0, 2},                             // ends before it begins
+        {&kWork, base + 7, base + 3, 0, 2},  // ends before it begins
     };
     for (const Case& c : cases) {
         detail::TimelineRecords stream;
         stream.append(TimelineRecord::thread(9, 4, base));
         const std::size_t after_thread = stream.slots();
         stream.append_span(c.site, c.begin, c.end, c.depth);
-        EXPECT_EQ(stream.slots() - after_thread, c.slots) << "begin " << c.begin << " end " << c.end << " depth " << c.depth;
+        EXPECT_EQ(stream.slots() - after_thread, c.slots)
+            << "begin " << c.begin << " end " << c.end << " depth " << c.depth;
         const std::vector<TimelineRecord> records = stream.decoded();
         ASSERT_EQ(records.size(), 2u);
         EXPECT_EQ(records[0].kind, Kind::Thread);
@@ -299,7 +301,8 @@ public:
 };
 
 TEST(TimelineRecords, EveryKindReachesTheBackendsAsWhatItIsWhateverItsValues) {
-    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
+    detail::ClockCalibration clock(
+        +[]() -> std::uint64_t { return 0; }, 1e-9);
     detail::TimelineWriter writer(clock, detail::TimelineOptions{});
     KindsBackend backend;
     writer.add_backend(&backend);
@@ -331,7 +334,8 @@ TEST(TimelineRecords, EveryKindReachesTheBackendsAsWhatItIsWhateverItsValues) {
 }
 
 TEST(TimelineRecords, FiltersAndOverflowKeepStepsAndTheThreadTheyBelongTo) {
-    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
+    detail::ClockCalibration clock(
+        +[]() -> std::uint64_t { return 0; }, 1e-9);
     detail::TimelineOptions options;
     options.queue_spans = 1;  // the second pass, two spans (steps are not counted), never fits
     options.max_depth = 1;
@@ -340,11 +344,14 @@ TEST(TimelineRecords, FiltersAndOverflowKeepStepsAndTheThreadTheyBelongTo) {
     writer.add_backend(&backend);
     writer.start();
     detail::TimelineRecords fits{TimelineRecord::thread(3, -1), TimelineRecord::span(&kWork, 10, 20, 0),
-                                     TimelineRecord::span(&kWork, 12, 18, 1)};  // filtered: too deep
-    detail::TimelineRecords overflows{TimelineRecord::thread(4, -1), TimelineRecord::span(&kWork, 30, 40, 0),
-                                          TimelineRecord::span(&kWork, 31, 39, 0),
-                                          TimelineRecord::step_begin(0, 1, 41, 0), TimelineRecord::thread(4, 1),
-                                          TimelineRecord::step_end(0, 1, 41, 50, 0), TimelineRecord::thread(4, -1)};
+                                 TimelineRecord::span(&kWork, 12, 18, 1)};  // filtered: too deep
+    detail::TimelineRecords overflows{TimelineRecord::thread(4, -1),
+                                      TimelineRecord::span(&kWork, 30, 40, 0),
+                                      TimelineRecord::span(&kWork, 31, 39, 0),
+                                      TimelineRecord::step_begin(0, 1, 41, 0),
+                                      TimelineRecord::thread(4, 1),
+                                      TimelineRecord::step_end(0, 1, 41, 50, 0),
+                                      TimelineRecord::thread(4, -1)};
     writer.on_pass(fits, {{3, "three"}});
     writer.on_pass(overflows, {{4, "four"}});
     writer.stop();

@@ -45,9 +45,9 @@ struct Ev {
     std::string ph, name;
     std::int64_t pid = 0, tid = -1;
     double ts = 0, dur = 0;
-    std::string step_num;  // args.step_num, empty if absent
+    std::string step_num;    // args.step_num, empty if absent
     std::int64_t step = -1;  // args.step (trace), -1 if absent
-    std::string arg_name;  // args.name (M events)
+    std::string arg_name;    // args.name (M events)
     std::int64_t args_pid = -1;
 };
 
@@ -90,14 +90,14 @@ inline void expect_nested(const std::vector<Ev>& events, double slack = 0) {
         if (e.ph == "X") by_thread[{e.pid, e.tid}].push_back(&e);
     }
     for (auto& [key, list] : by_thread) {
-        std::stable_sort(list.begin(), list.end(), [](const Ev* a, const Ev* b) {
-            return a->ts != b->ts ? a->ts < b->ts : a->dur > b->dur;
-        });
+        std::stable_sort(list.begin(), list.end(),
+                         [](const Ev* a, const Ev* b) { return a->ts != b->ts ? a->ts < b->ts : a->dur > b->dur; });
         std::vector<double> ends;
         for (const Ev* e : list) {
             while (!ends.empty() && ends.back() <= e->ts + slack) ends.pop_back();
             if (!ends.empty()) {
-                EXPECT_LE(e->ts + e->dur, ends.back() + slack) << e->name << " overlaps its parent on tid " << key.second;
+                EXPECT_LE(e->ts + e->dur, ends.back() + slack)
+                    << e->name << " overlaps its parent on tid " << key.second;
             }
             ends.push_back(e->ts + e->dur);
         }

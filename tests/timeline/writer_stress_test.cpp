@@ -112,7 +112,8 @@ TEST(TimelineWriter, DropsAndCountsWhenTheWriterFallsBehind) {
     }
     writer.stop();
     EXPECT_GT(writer.dropped_spans(), 0u) << "the backend is slow enough to fall behind";
-    EXPECT_EQ(backend.delivered - backend.steps + writer.dropped_spans(), produced) << "every span delivered or counted";
+    EXPECT_EQ(backend.delivered - backend.steps + writer.dropped_spans(), produced)
+        << "every span delivered or counted";
     EXPECT_EQ(backend.steps, static_cast<std::size_t>(passes)) << "steps are never dropped";
 }
 
@@ -169,7 +170,8 @@ TEST(TimelineWriter, ABlockedBackendHoldsTheQueueToItsBudgetInMemoryToo) {
 TEST(TimelineWriter, TheQueueSaysHowManyMoreSpansItTakesCountingSpansOnly) {
     BlockedTally tally;
     BlockedBackend backend(tally);
-    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);
+    detail::ClockCalibration clock(
+        +[]() -> std::uint64_t { return 0; }, 1e-9);
     detail::TimelineOptions options;
     options.queue_spans = 20000;
     options.max_depth = 3;  // send_passes' spans are at depth 1, and 1 tick long: no duration limit
@@ -326,14 +328,18 @@ TEST(TimelineWriter, ManyThreadsThroughARealSessionLoseNothing) {
     std::size_t hot_spans = 0;
     for (const Span& s : c.spans) {
         const std::string name(s.name);
-        if (name == "hot") ++hot_spans;
-        else EXPECT_TRUE(name == "ringprof.wait" || name == "ringprof.grow") << name;
+        if (name == "hot")
+            ++hot_spans;
+        else
+            EXPECT_TRUE(name == "ringprof.wait" || name == "ringprof.grow") << name;
     }
     EXPECT_EQ(hot_spans, static_cast<std::size_t>(4 * per_thread));
     // The gzip trace holds the same count.
     const std::string json = gunzip(read_text(dir.path() / "t_trace.json.gz"));
     std::size_t hot = 0;
-    for (std::size_t pos = json.find("\"name\":\"hot\""); pos != std::string::npos; pos = json.find("\"name\":\"hot\"", pos + 1)) ++hot;
+    for (std::size_t pos = json.find("\"name\":\"hot\""); pos != std::string::npos;
+         pos = json.find("\"name\":\"hot\"", pos + 1))
+        ++hot;
     EXPECT_EQ(hot, static_cast<std::size_t>(4 * per_thread));
 }
 

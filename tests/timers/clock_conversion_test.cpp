@@ -59,7 +59,8 @@ TEST(ClockConversion, CalibratedTicksMatchTheMonotonicClock) {
 }
 
 TEST(ClockConversion, AUserClockOfKnownUnitIsScaledByIt) {
-    detail::ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-6);  // 1 tick = 1 us
+    detail::ClockCalibration clock(
+        +[]() -> std::uint64_t { return 0; }, 1e-6);  // 1 tick = 1 us
     EXPECT_DOUBLE_EQ(clock.to_ns(2500), 2'500'000.0);
     EXPECT_EQ(clock.to_monotonic_ns(7) - clock.to_monotonic_ns(2), 5000u);
 }

@@ -37,7 +37,8 @@ TimerNode fold_with_cost(std::uint64_t cost_ticks, bool subtract) {
     }
     events.push_back({1000, make_tag(&kParent, EventKind::End)});
     EXPECT_TRUE(ring.ring().try_write(events.data(), events.size()));
-    ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);  // 1 tick = 1 ns
+    ClockCalibration clock(
+        +[]() -> std::uint64_t { return 0; }, 1e-9);  // 1 tick = 1 ns
     Aggregator aggregator(clock);
     aggregator.set_marker_cost(cost_ticks, subtract);
     ThreadTrack track(&ring);

@@ -32,7 +32,8 @@ struct Decoded {
 Decoded decode(const std::vector<Event>& events) {
     ThreadRing ring(64);
     EXPECT_TRUE(ring.ring().try_write(events.data(), events.size()));
-    ClockCalibration clock(+[]() -> std::uint64_t { return 0; }, 1e-9);  // 1 tick = 1 ns
+    ClockCalibration clock(
+        +[]() -> std::uint64_t { return 0; }, 1e-9);  // 1 tick = 1 ns
     Aggregator aggregator(clock);
     ThreadTrack track(&ring);
     aggregator.decode(track, 0, events.size(), nullptr);
@@ -45,8 +46,8 @@ Decoded decode(const std::vector<Event>& events) {
 // `inner`: its End closes `moved` and the `inner` still open inside it; `inner`'s own End comes
 // later, finds nothing of it open, and is ignored. `outer` closes normally.
 TEST(MisnestedEvents, AnEndOfAScopeBelowTheInnermostClosesItWithWhatItHoldsAndIsCounted) {
-    const Decoded d = decode({begin(kOuter, 0), begin(kMoved, 10), begin(kInner, 20), end(kMoved, 30),
-                              end(kInner, 40), end(kOuter, 100)});
+    const Decoded d = decode(
+        {begin(kOuter, 0), begin(kMoved, 10), begin(kInner, 20), end(kMoved, 30), end(kInner, 40), end(kOuter, 100)});
     EXPECT_EQ(d.misnested, 2u);
     const TimerNode* outer = d.tree.root.find("outer");
     ASSERT_NE(outer, nullptr);
@@ -78,8 +79,8 @@ TEST(MisnestedEvents, AnEndOfAScopeNotOpenIsIgnoredAndCounted) {
 // A Begin whose End was lost leaves its scope open; the next End of a scope below it closes both,
 // so what follows is at the right depth again.
 TEST(MisnestedEvents, AScopeWhoseEndWasLostIsClosedByItsParentsEndAndLaterScopesKeepTheirDepth) {
-    const Decoded d = decode({begin(kOuter, 0), begin(kInner, 10), end(kOuter, 30), begin(kOuter, 40),
-                              end(kOuter, 50)});
+    const Decoded d =
+        decode({begin(kOuter, 0), begin(kInner, 10), end(kOuter, 30), begin(kOuter, 40), end(kOuter, 50)});
     EXPECT_EQ(d.misnested, 1u);
     const TimerNode* outer = d.tree.root.find("outer");
     ASSERT_NE(outer, nullptr);

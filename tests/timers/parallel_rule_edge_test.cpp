@@ -46,7 +46,7 @@ TEST(ParallelRuleEdge, ALiveThreadAndAnExitedOneMakeTwo) {
     testing::TempDir dir;
     Session session(edge_config(dir));
     std::thread([] { shared_work(1); }).join();  // folded when its ring is retired
-    shared_work(1);                               // this thread is still alive at the snapshot
+    shared_work(1);                              // this thread is still alive at the snapshot
     const Snapshot s = session.snapshot();
     const TimerNode* shared = s.tree.root.find("shared");
     ASSERT_NE(shared, nullptr);

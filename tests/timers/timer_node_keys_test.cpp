@@ -36,9 +36,9 @@ void base_on_another_thread() { std::thread(base).join(); }
 
 struct NodeCase {
     const char* component;
-    std::function<void()> second;  // recorded after base() on this thread
+    std::function<void()> second;                      // recorded after base() on this thread
     std::map<std::string, std::uint64_t> inner_nodes;  // path -> count of every node named inner*
-    bool parallel;                                      // the base node's is_parallel
+    bool parallel;                                     // the base node's is_parallel
 };
 
 // Every node whose name starts with "inner", by '/'-joined path below the root.

@@ -31,16 +31,18 @@ TEST(TimersReaderShape, AGaugeWrittenFromNonFiniteValuesReadsBackAsNoValue) {
 }
 
 TEST(TimersReaderShape, WrongKindsOfFilesAreRefusedNamingTheByte) {
-    EXPECT_EQ(error_of("{}"), "t.json: not a timers file: the top level has no numeric \"total\"; expected a timer "
-                              "tree node at byte 0 (line 1, column 1)");
+    EXPECT_EQ(error_of("{}"),
+              "t.json: not a timers file: the top level has no numeric \"total\"; expected a timer "
+              "tree node at byte 0 (line 1, column 1)");
     EXPECT_EQ(error_of(R"({"traceEvents": []})"),
               "t.json: not a timers file: this is a Chrome trace (\"traceEvents\"); expected a timer tree at byte 16 "
               "(line 1, column 17)");
     EXPECT_EQ(error_of(R"({"format": "ringprof-stats", "functions": []})"),
               "t.json: not a timers file: this looks like a ringprof stats file (\"format\"); expected a timer tree at "
               "byte 11 (line 1, column 12)");
-    EXPECT_EQ(error_of("[]"), "t.json: not a timers file: the top level is not an object; expected a timer tree at "
-                              "byte 0 (line 1, column 1)");
+    EXPECT_EQ(error_of("[]"),
+              "t.json: not a timers file: the top level is not an object; expected a timer tree at "
+              "byte 0 (line 1, column 1)");
 }
 
 TEST(TimersReaderShape, CountsAreWholeAndNonNegativeTimesFiniteAndNonNegative) {

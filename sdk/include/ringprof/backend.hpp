@@ -36,13 +36,13 @@ struct RunInfo {
 
 // One completed scope, on absolute time.
 struct Span {
-    const Site* site = nullptr;   // null for spans not from a static site
-    const char* name = nullptr;   // site->name, or a name interned for the session's lifetime
-    std::uint64_t begin_ns = 0;   // wall clock, ns since the Unix epoch
+    const Site* site = nullptr;  // null for spans not from a static site
+    const char* name = nullptr;  // site->name, or a name interned for the session's lifetime
+    std::uint64_t begin_ns = 0;  // wall clock, ns since the Unix epoch
     std::uint64_t end_ns = 0;
-    std::uint32_t tid = 0;        // OS thread id
-    std::uint32_t depth = 0;      // 0 = outermost scope of its thread
-    std::int64_t step = -1;       // the training step it ran in, -1 if none
+    std::uint32_t tid = 0;    // OS thread id
+    std::uint32_t depth = 0;  // 0 = outermost scope of its thread
+    std::int64_t step = -1;   // the training step it ran in, -1 if none
 };
 
 struct ThreadInfo {
@@ -54,8 +54,8 @@ struct ThreadInfo {
     std::uint64_t growths = 0;    // times a marker mapped its ring's next segment itself
     std::uint64_t growth_ns = 0;  // and the time that took
     bool exited = false;
-    TimerNode tree{"root"};       // this thread's own scopes (also of exited threads: the first 64 are
-                                  // listed one by one, later ones summed into one entry with tid 0)
+    TimerNode tree{"root"};  // this thread's own scopes (also of exited threads: the first 64 are
+                             // listed one by one, later ones summed into one entry with tid 0)
 };
 
 struct SpanBatch {
@@ -64,16 +64,16 @@ struct SpanBatch {
 
 // The aggregates at one moment.
 struct Snapshot {
-    TimerTree tree;                     // the process tree (threads and merged workers)
+    TimerTree tree;  // the process tree (threads and merged workers)
     std::vector<ThreadInfo> threads;
-    std::vector<FunctionStats> stats;   // flat cProfile-style statistics (ringprof/stats.hpp)
-    std::uint64_t dropped = 0;          // scopes dropped in all threads
-    std::uint64_t waits = 0;            // waits for room in all threads, and their total time
+    std::vector<FunctionStats> stats;  // flat cProfile-style statistics (ringprof/stats.hpp)
+    std::uint64_t dropped = 0;         // scopes dropped in all threads
+    std::uint64_t waits = 0;           // waits for room in all threads, and their total time
     std::uint64_t wait_ns = 0;
-    std::uint64_t growths = 0;          // ring segments mapped by the recording threads themselves
+    std::uint64_t growths = 0;  // ring segments mapped by the recording threads themselves
     std::uint64_t growth_ns = 0;
-    std::uint64_t end_epoch_ns = 0;     // wall-clock time the snapshot was taken
-    bool final = false;                 // the last snapshot of the session
+    std::uint64_t end_epoch_ns = 0;  // wall-clock time the snapshot was taken
+    bool final = false;              // the last snapshot of the session
 };
 
 class Backend {

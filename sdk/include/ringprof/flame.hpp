@@ -25,18 +25,18 @@
 namespace ringprof {
 
 struct FlameThread {
-    std::string label;        // as the timelines name the thread: "main", "thread <tid>" or its set name
-    TimerNode tree{"root"};   // that thread's own scopes
+    std::string label;       // as the timelines name the thread: "main", "thread <tid>" or its set name
+    TimerNode tree{"root"};  // that thread's own scopes
     std::uint64_t dropped = 0;
-    std::string detail;       // shown beside the label, e.g. "tid 1234, exited"
+    std::string detail;  // shown beside the label, e.g. "tid 1234, exited"
 };
 
 // The time-ordered view: one lane per thread, spans nested by depth.
 struct FlameSpan {
     std::int64_t start_ns = 0;  // from the timeline's start
     std::int64_t dur_ns = 0;
-    std::uint32_t name = 0;     // index into FlameTimeline::names
-    std::uint32_t depth = 0;    // 0: outermost on its lane
+    std::uint32_t name = 0;   // index into FlameTimeline::names
+    std::uint32_t depth = 0;  // 0: outermost on its lane
 };
 
 struct FlameLane {

@@ -46,29 +46,29 @@ char ignore_arguments(const A&...) noexcept;
 
 #if RINGPROF_ENABLED
 
-#define RINGPROF_SITE_(var, name_expr)                                                         \
+#define RINGPROF_SITE_(var, name_expr) \
     static constexpr ::ringprof::Site var { name_expr, __func__, __FILE__, __LINE__ }
 
 // A timer covering the rest of the enclosing block. `name` must be a string literal.
-#define PROF_SCOPE(name)                                     \
-    RINGPROF_SITE_(RINGPROF_UNIQUE(ringprof_site_), name);   \
+#define PROF_SCOPE(name)                                   \
+    RINGPROF_SITE_(RINGPROF_UNIQUE(ringprof_site_), name); \
     ::ringprof::detail::Scope RINGPROF_UNIQUE(ringprof_scope_) { &RINGPROF_UNIQUE(ringprof_site_) }
 
 // A timer named after the enclosing function.
-#define PROF_FUNCTION()                                                  \
-    RINGPROF_SITE_(RINGPROF_UNIQUE(ringprof_site_), __func__);           \
+#define PROF_FUNCTION()                                        \
+    RINGPROF_SITE_(RINGPROF_UNIQUE(ringprof_site_), __func__); \
     ::ringprof::detail::Scope RINGPROF_UNIQUE(ringprof_scope_) { &RINGPROF_UNIQUE(ringprof_site_) }
 
 // Gauges: a value to watch (loss, queue length), kept as ML-Agents keeps them — the latest
 // value, its min and max, and how many times it was set. NaN is ignored.
 // `name` must be a string literal; `value` is converted to double.
-#define PROF_GAUGE(name, value)                                                                  \
-    do {                                                                                         \
-        static constexpr ::ringprof::Site ringprof_gauge_site{name, __func__, __FILE__, __LINE__}; \
-        ::ringprof::detail::Event ringprof_gauge_events[2] = {                                   \
+#define PROF_GAUGE(name, value)                                                                            \
+    do {                                                                                                   \
+        static constexpr ::ringprof::Site ringprof_gauge_site{name, __func__, __FILE__, __LINE__};         \
+        ::ringprof::detail::Event ringprof_gauge_events[2] = {                                             \
             {0, ::ringprof::detail::make_tag(&ringprof_gauge_site, ::ringprof::detail::EventKind::Gauge)}, \
-            {::ringprof::detail::bits_of(static_cast<double>(value)), 0}};                       \
-        ::ringprof::detail::write_record(ringprof_gauge_events, 2);                              \
+            {::ringprof::detail::bits_of(static_cast<double>(value)), 0}};                                 \
+        ::ringprof::detail::write_record(ringprof_gauge_events, 2);                                        \
     } while (false)
 
 // Step `n` in `mode` (a ringprof::StepMode) from here to the end of the enclosing block
@@ -81,16 +81,16 @@ char ignore_arguments(const A&...) noexcept;
 // A timer named after the enclosing function, one statistics row per distinct signature of the
 // arguments given (each an expression; its text names it in the signature). Needs
 // <ringprof/signature.hpp>.
-#define PROF_FUNCTION_SIG(...)                                                                  \
-    static constexpr ::ringprof::detail::SignatureSite RINGPROF_SIG_CAT(ringprof_sig_site_, __LINE__){ \
-        {__func__, __func__, __FILE__, __LINE__},                                               \
-        #__VA_ARGS__,                                                                           \
-        RINGPROF_SIG_LIST_(__VA_ARGS__)::kTypes,                                                \
-        RINGPROF_SIG_LIST_(__VA_ARGS__)::kCount,                                                \
-        RINGPROF_SIG_LIST_(__VA_ARGS__)::kPayloadEvents};                                       \
-    const ::ringprof::detail::SignatureScope<RINGPROF_SIG_LIST_(__VA_ARGS__)>                  \
-        RINGPROF_SIG_CAT(ringprof_sig_scope_, __LINE__) {                                       \
-        &RINGPROF_SIG_CAT(ringprof_sig_site_, __LINE__), __VA_ARGS__                            \
+#define PROF_FUNCTION_SIG(...)                                                                                      \
+    static constexpr ::ringprof::detail::SignatureSite RINGPROF_SIG_CAT(ringprof_sig_site_, __LINE__){              \
+        {__func__, __func__, __FILE__, __LINE__},                                                                   \
+        #__VA_ARGS__,                                                                                               \
+        RINGPROF_SIG_LIST_(__VA_ARGS__)::kTypes,                                                                    \
+        RINGPROF_SIG_LIST_(__VA_ARGS__)::kCount,                                                                    \
+        RINGPROF_SIG_LIST_(__VA_ARGS__)::kPayloadEvents};                                                           \
+    const ::ringprof::detail::SignatureScope<RINGPROF_SIG_LIST_(__VA_ARGS__)> RINGPROF_SIG_CAT(ringprof_sig_scope_, \
+                                                                                               __LINE__) {          \
+        &RINGPROF_SIG_CAT(ringprof_sig_site_, __LINE__), __VA_ARGS__                                                \
     }
 
 #else

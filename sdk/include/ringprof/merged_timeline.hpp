@@ -38,15 +38,15 @@ struct MergeResult {
     // The merged file (written even when no event matched: "[]"); empty, and nothing written,
     // when every input was skipped.
     std::string output_path;
-    std::uint64_t events_written = 0;  // X events
+    std::uint64_t events_written = 0;    // X events
     std::uint64_t metadata_written = 0;  // process_name, process_sort_index, thread_name events
     std::uint64_t files_merged = 0;
-    std::uint64_t bytes_read = 0;      // input bytes, as stored on disk
-    std::int64_t start_us = 0;         // the time range used (resolved from steps for MergeUnit::step)
+    std::uint64_t bytes_read = 0;  // input bytes, as stored on disk
+    std::int64_t start_us = 0;     // the time range used (resolved from steps for MergeUnit::step)
     std::int64_t end_us = 0;
-    std::vector<SkippedInput> skipped;   // inputs left out whole
-    std::uint64_t events_dropped = 0;    // malformed events left out of files that were merged
-    std::vector<std::string> notes;      // "<file>: <what>" for dropped or unpaired events
+    std::vector<SkippedInput> skipped;  // inputs left out whole
+    std::uint64_t events_dropped = 0;   // malformed events left out of files that were merged
+    std::vector<std::string> notes;     // "<file>: <what>" for dropped or unpaired events
 
     // True when every input that passed the suffix filter was merged whole.
     bool complete() const noexcept { return skipped.empty() && events_dropped == 0; }
@@ -69,8 +69,7 @@ class MergedTimeline {
 public:
     // `path` holds framework/; an empty suffix filter means every known kind; the output goes to
     // `output_dir`, or to `path` when empty.
-    explicit MergedTimeline(std::string path, std::vector<std::string> suffix_filter = {},
-                            std::string output_dir = {});
+    explicit MergedTimeline(std::string path, std::vector<std::string> suffix_filter = {}, std::string output_dir = {});
 
     // Events overlapping [start, end] (time), or from the start of step `start` to just before the
     // start of step `end` (step). Throws MergeError for a request that cannot be served; bad input

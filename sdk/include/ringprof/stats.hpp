@@ -31,7 +31,7 @@ struct CalleeStats {
 };
 
 struct FunctionStats {
-    std::string file;       // as the compiler spelled __FILE__
+    std::string file;  // as the compiler spelled __FILE__
     std::uint32_t line = 0;
     std::string name;       // the marker's name (the function's, for function markers)
     std::string signature;  // "(a:vector<float>(shape=(16,)))", or empty without one

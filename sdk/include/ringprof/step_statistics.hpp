@@ -56,20 +56,20 @@ struct StepGroupStats {
 // One node's time in one step.
 struct StepNodeTime {
     std::string node;
-    double us = 0;  // the span of the node's events in the step
+    double us = 0;                              // the span of the node's events in the step
     std::optional<double> median_of_others_us;  // of the other nodes in the step; nullopt alone
 };
 
 // One step across the nodes: who took longest, against the others.
 struct StepStraggler {
     std::int64_t step = 0;
-    double duration_us = 0;        // the step's span: its earliest event's start to its latest end
-    std::string slowest_node;      // the node whose span in the step is longest (ties: first by name)
+    double duration_us = 0;    // the step's span: its earliest event's start to its latest end
+    std::string slowest_node;  // the node whose span in the step is longest (ties: first by name)
     double slowest_us = 0;
     std::optional<double> median_of_others_us;  // nullopt when the step ran on one node only
-    std::uint64_t nodes = 0;       // nodes with events in the step
-    bool outlier = false;          // duration_us > median + k * MAD over all steps
-    std::vector<StepNodeTime> by_node;  // every node with events in the step, sorted by name
+    std::uint64_t nodes = 0;                    // nodes with events in the step
+    bool outlier = false;                       // duration_us > median + k * MAD over all steps
+    std::vector<StepNodeTime> by_node;          // every node with events in the step, sorted by name
 };
 
 struct StepAnalysis {
@@ -87,7 +87,7 @@ struct StepAnalysis {
 
     std::uint64_t events_read = 0;
     std::uint64_t files_read = 0;
-    unsigned readings = 1;  // 2 when the events without step_num were past the memory budget
+    unsigned readings = 1;                  // 2 when the events without step_num were past the memory budget
     std::int64_t start_us = 0, end_us = 0;  // the range used, when one was asked for
     std::vector<SkippedInput> skipped;      // inputs left out whole, as merge reports them
     std::uint64_t events_dropped = 0;       // malformed events left out of files that were read

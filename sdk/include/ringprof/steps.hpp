@@ -38,8 +38,7 @@ class StepScope {
 public:
     StepScope(std::int64_t step, StepMode mode) noexcept {
         const auto m = static_cast<std::uint64_t>(mode) & 3u;
-        Event record[2] = {Event{0, make_tag(m, EventKind::StepBegin)},
-                           payload(static_cast<std::uint64_t>(step))};
+        Event record[2] = {Event{0, make_tag(m, EventKind::StepBegin)}, payload(static_cast<std::uint64_t>(step))};
         scope_.open(record, 2, make_tag(m, EventKind::StepEnd));
     }
 

@@ -63,8 +63,8 @@ struct Gauge {
 // A whole profile: the tree plus what rides at its root.
 struct TimerTree {
     TimerNode root{"root"};
-    std::vector<std::pair<std::string, Gauge>> gauges;             // first-set order
-    std::vector<std::pair<std::string, std::string>> metadata;     // insertion order
+    std::vector<std::pair<std::string, Gauge>> gauges;          // first-set order
+    std::vector<std::pair<std::string, std::string>> metadata;  // insertion order
 
     Gauge& gauge(std::string_view name);
     void set_metadata(std::string_view key, std::string_view value);

@@ -19,8 +19,8 @@ struct AggNode {
     std::uint32_t threads = 0;           // distinct threads that charged time here
     std::uint64_t last_contributor = 0;  // serial of the last thread counted in `threads`
     bool parallel = false;               // set by merging a worker process's tree
-    std::vector<AggNode> children;  // first-seen order; only child() adds to it
-    ChildIndex index;               // positions in `children` by name, once there are many
+    std::vector<AggNode> children;       // first-seen order; only child() adds to it
+    ChildIndex index;                    // positions in `children` by name, once there are many
 
     AggNode& child(std::string_view child_name);
     void charge(double seconds, std::uint64_t calls, std::uint64_t contributor);

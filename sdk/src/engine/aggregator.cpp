@@ -35,8 +35,8 @@ void open_scope(ThreadTrack& track, std::uint32_t node, std::uint64_t begin_tick
 }
 }  // namespace
 
-std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
-                                 TimelineRecords* records, WithheldSpans* withheld) {
+std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records,
+                                 WithheldSpans* withheld) {
     try {
         if (records == nullptr) return decode_events<Timeline::Off>(track, from, to, nullptr, nullptr);
         if (withheld == nullptr) return decode_events<Timeline::Full>(track, from, to, records, nullptr);
@@ -176,7 +176,8 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 track.step_mode = track.steps.empty() ? 0 : track.steps.back().mode;
                 if (kTimeline) {
                     records->advance_to(spans);
-                    records->append(TimelineRecord::step_end(open.mode, open.step, open.begin_ticks, e.tsc, open.depth));
+                    records->append(
+                        TimelineRecord::step_end(open.mode, open.step, open.begin_ticks, e.tsc, open.depth));
                     records->append(TimelineRecord::thread(track.tid, track.step, base_ticks));
                     spans = records->cursor();
                 }
@@ -263,8 +264,8 @@ AggNode& Aggregator::node_at_path(AggNode& root, std::uint64_t path_id) const {
     return *node;
 }
 
-void Aggregator::fold_node(const CallTree& tree, const std::vector<std::uint64_t>& subtree_calls,
-                           std::uint32_t index, AggNode& into, AggNode& root, std::uint64_t serial) const {
+void Aggregator::fold_node(const CallTree& tree, const std::vector<std::uint64_t>& subtree_calls, std::uint32_t index,
+                           AggNode& into, AggNode& root, std::uint64_t serial) const {
     const auto& nodes = tree.nodes();
     for (std::uint32_t c = nodes[index].first_child; c != 0; c = nodes[c].next_sibling) {
         if (subtree_calls[c] == 0) continue;  // nothing completed here since the last reset
@@ -326,9 +327,7 @@ void Aggregator::add_graft(std::uint64_t context_id, const std::string& graft_pa
     for (const auto& [name, g] : tree.gauges) extras_.gauge(name).merge(g);
 }
 
-void Aggregator::add_metadata(const std::string& key, const std::string& value) {
-    extras_.set_metadata(key, value);
-}
+void Aggregator::add_metadata(const std::string& key, const std::string& value) { extras_.set_metadata(key, value); }
 
 TimerNode Aggregator::thread_tree(const ThreadTrack& track) const {
     AggNode own;

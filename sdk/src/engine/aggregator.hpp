@@ -32,8 +32,8 @@ public:
     // met a capture that was dropped (full ring) and adopts at the root.
     // With `records` non-null, what a timeline shows is appended there (timeline_records.hpp);
     // with `withheld` non-null too, the spans and gauge samples are only counted there.
-    std::uint64_t decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
-                         TimelineRecords* records, WithheldSpans* withheld = nullptr);
+    std::uint64_t decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records,
+                         WithheldSpans* withheld = nullptr);
 
     // The thread has exited and its ring is fully read: keep its totals, forget the rest.
     void retire(ThreadTrack& track);
@@ -72,17 +72,17 @@ private:
     std::uint64_t intern_path(std::vector<std::string> names);
     AggNode& node_at_path(AggNode& root, std::uint64_t path_id) const;
     void fold(const ThreadTrack& track, AggNode& root) const;
-    void fold_node(const CallTree& tree, const std::vector<std::uint64_t>& subtree_calls,
-                   std::uint32_t index, AggNode& into, AggNode& root, std::uint64_t serial) const;
+    void fold_node(const CallTree& tree, const std::vector<std::uint64_t>& subtree_calls, std::uint32_t index,
+                   AggNode& into, AggNode& root, std::uint64_t serial) const;
 
     const ClockCalibration& clock_;
     std::uint64_t marker_cost_ticks_ = 0;
     bool subtract_marker_cost_ = false;
 
-    AggNode retired_;                    // exited threads, folded in as they exit
-    TimerTree extras_;                   // gauges and metadata
-    AggNode grafted_;                    // worker trees, merged in where they were grafted
-    StatsState stats_;                   // flat statistics and interned signatures
+    AggNode retired_;   // exited threads, folded in as they exit
+    TimerTree extras_;  // gauges and metadata
+    AggNode grafted_;   // worker trees, merged in where they were grafted
+    StatsState stats_;  // flat statistics and interned signatures
     std::uint64_t misnested_ = 0;
     bool misnested_said_ = false;
 

@@ -18,8 +18,7 @@ void enable() noexcept {
         detail::g_state.compare_exchange_strong(expected, detail::kNotStarted);
         return;
     }
-    detail::g_state.store(s->config().custom_clock != nullptr ? detail::kSlow : detail::kOn,
-                          std::memory_order_release);
+    detail::g_state.store(s->config().custom_clock != nullptr ? detail::kSlow : detail::kOn, std::memory_order_release);
 }
 
 void disable() noexcept { detail::g_state.store(detail::kOff, std::memory_order_release); }
@@ -56,8 +55,8 @@ void set_thread_name(std::string_view name) noexcept {
             // Register now so the name is attached before the thread's first scope.
             detail::ensure_default_session();
             if (detail::g_state.load() == detail::kOff) return;
-            detail::ThreadRing* r = detail::RingRegistry::instance().register_current_thread(
-                detail::ring_capacity_for_new_threads());
+            detail::ThreadRing* r =
+                detail::RingRegistry::instance().register_current_thread(detail::ring_capacity_for_new_threads());
             if (r == nullptr) return;
             detail::t_ring = &r->ring();
         }

@@ -19,8 +19,8 @@ struct CallNode {
     std::uint32_t first_child = 0;  // 0: none (index 0 is the root, never anyone's child)
     std::uint32_t last_child = 0;
     std::uint32_t next_sibling = 0;
-    std::uint32_t last_hit = 0;     // the child entered last: hot loops revisit it
-    std::uint32_t level = 0;        // the root's children: 1
+    std::uint32_t last_hit = 0;  // the child entered last: hot loops revisit it
+    std::uint32_t level = 0;     // the root's children: 1
     std::uint64_t count = 0;
     std::uint64_t total_ticks = 0;
     // The node's spans in a timeline, worked out once here rather than per span on the drainer:
@@ -64,7 +64,8 @@ public:
 private:
     std::uint32_t find_or_add_child(std::uint32_t parent, const Site* site, std::uint64_t key);
     static std::uint64_t hash_of(std::uint32_t parent, const Site* site, std::uint64_t key) {
-        return (reinterpret_cast<std::uintptr_t>(site) * 0x9e3779b97f4a7c15ull) ^ (key * 0xc2b2ae3d27d4eb4full) ^ parent;
+        return (reinterpret_cast<std::uintptr_t>(site) * 0x9e3779b97f4a7c15ull) ^ (key * 0xc2b2ae3d27d4eb4full) ^
+               parent;
     }
     std::uint32_t add_child(std::uint32_t parent, const Site* site, std::uint64_t key) {
         const auto index = static_cast<std::uint32_t>(nodes_.size());

@@ -162,7 +162,8 @@ std::uint64_t Drainer::pass() {
     urgent_ = false;
     calm_ = true;
     const auto now = std::chrono::steady_clock::now();
-    const double since_ns = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_pass_).count());
+    const double since_ns =
+        static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_pass_).count());
     last_pass_ = now;
     TimelineRecords* spans = span_sink_ ? &spans_ : nullptr;
     withheld_ = WithheldSpans{};

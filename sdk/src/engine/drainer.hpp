@@ -97,7 +97,7 @@ private:
     RingCounts retired_counts_;  // of the threads that exited, in ticks
     std::vector<ThreadInfo> exited_with_counts_;
     std::uint64_t exited_folded_ = 0;  // exited threads summed into the last entry
-    bool urgent_ = false;  // the last pass found a ring filling up
+    bool urgent_ = false;              // the last pass found a ring filling up
     // The last pass found every ring filling slowly enough (at its rate since the pass before)
     // to sleep kCalmSleep without reaching a quarter of its segment.
     bool calm_ = false;

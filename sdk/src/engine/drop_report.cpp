@@ -26,7 +26,8 @@ std::string by_thread(const Snapshot& s, Value value) {
 void add_ring_metadata(const Snapshot& s, TimerTree& tree) {
     tree.set_metadata("ring_waits", std::to_string(s.waits));
     tree.set_metadata("ring_wait_ns", std::to_string(s.wait_ns));
-    const std::string drops = by_thread(s, [](const ThreadInfo& t) { return t.dropped ? std::to_string(t.dropped) : std::string(); });
+    const std::string drops =
+        by_thread(s, [](const ThreadInfo& t) { return t.dropped ? std::to_string(t.dropped) : std::string(); });
     if (!drops.empty()) tree.set_metadata("dropped_scopes_by_thread", drops);
     // tid:waits:ns
     const std::string waits = by_thread(s, [](const ThreadInfo& t) {
@@ -54,7 +55,8 @@ void DropReport::on_snapshot(const Snapshot& s, std::uint64_t timeline_dropped, 
         line += std::to_string(s.dropped) + " scopes dropped (" + std::to_string(threads) + " thread(s)";
         if (ringless != 0) line += ", " + std::to_string(ringless) + " on threads that could get no ring memory";
         const std::uint64_t in_handlers = signal_handler_drops();
-        if (in_handlers != 0) line += ", " + std::to_string(in_handlers) + " in signal handlers, where markers are refused";
+        if (in_handlers != 0)
+            line += ", " + std::to_string(in_handlers) + " in signal handlers, where markers are refused";
         line += in_handlers == s.dropped ? ")"
                 : policy == OnFull::Drop
                     ? "); set RINGPROF_ON_FULL=wait to keep every scope"

@@ -8,11 +8,27 @@
 namespace ringprof::detail {
 
 inline constexpr std::string_view kReservedMetadataKeys[] = {
-    "timer_format_version", "start_time_seconds", "ringprof_version", "run_id", "end_time_seconds",
-    "marker_cost_ns", "marker_cost_subtracted", "dropped_scopes", "dropped_scopes_by_thread",
-    "dropped_scopes_in_signal_handlers", "timeline_dropped_spans", "profiler_failures",
-    "misnested_scopes", "scopes_ended_on_another_thread", "folded_deep_nodes", "ring_waits",
-    "ring_wait_ns", "ring_waits_by_thread", "ring_growths", "ring_growth_ns", "ring_growths_by_thread",
+    "timer_format_version",
+    "start_time_seconds",
+    "ringprof_version",
+    "run_id",
+    "end_time_seconds",
+    "marker_cost_ns",
+    "marker_cost_subtracted",
+    "dropped_scopes",
+    "dropped_scopes_by_thread",
+    "dropped_scopes_in_signal_handlers",
+    "timeline_dropped_spans",
+    "profiler_failures",
+    "misnested_scopes",
+    "scopes_ended_on_another_thread",
+    "folded_deep_nodes",
+    "ring_waits",
+    "ring_wait_ns",
+    "ring_waits_by_thread",
+    "ring_growths",
+    "ring_growth_ns",
+    "ring_growths_by_thread",
 };
 
 inline constexpr const char* kUserMetadataPrefix = "user.";

@@ -77,10 +77,9 @@ ThreadRing* RingRegistry::register_current_thread(std::uint64_t max_capacity) {
     std::uint64_t serial = 0;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        auto it = std::find_if(pool_.begin(), pool_.end(),
-                               [&](ThreadRing* r) {
-                                   return r->capacity() == capacity && r->ring().max_capacity() == max_capacity;
-                               });
+        auto it = std::find_if(pool_.begin(), pool_.end(), [&](ThreadRing* r) {
+            return r->capacity() == capacity && r->ring().max_capacity() == max_capacity;
+        });
         if (it != pool_.end()) {
             ring = *it;
             pool_.erase(it);
@@ -125,7 +124,8 @@ std::vector<ThreadRing*> RingRegistry::take_parked() {
 
 void RingRegistry::reset_after_fork() {
     keep_abandoned(g_registry.load(std::memory_order_relaxed));
-    g_registry.store(new RingRegistry(), std::memory_order_release);  // the parent's (and its possibly held mutex) is abandoned
+    g_registry.store(new RingRegistry(),
+                     std::memory_order_release);  // the parent's (and its possibly held mutex) is abandoned
     t_exit_hook.ring = nullptr;
     t_ring = no_ring();
     forget_hot_segments_after_fork();

@@ -37,8 +37,8 @@ public:
 
     // Drainer side.
     bool next_announced(ThreadRing*& ring) { return announced_.try_dequeue(ring); }
-    void recycle(ThreadRing* ring);                 // a retired ring, fully drained (grown: freed)
-    void park(std::vector<ThreadRing*> rings);      // a stopping session's live rings
+    void recycle(ThreadRing* ring);             // a retired ring, fully drained (grown: freed)
+    void park(std::vector<ThreadRing*> rings);  // a stopping session's live rings
     std::vector<ThreadRing*> take_parked();
 
     // In a forked child: the parent's threads do not exist here, so forget every ring (their

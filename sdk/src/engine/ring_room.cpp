@@ -88,7 +88,8 @@ std::uint64_t ring_events_for_config(const Config& config) {
         std::fprintf(stderr,
                      "ringprof: RINGPROF_RING_BYTES (Config::ring_bytes) = %llu is more than the maximum ring of "
                      "%llu bytes per thread; using the maximum\n",
-                     static_cast<unsigned long long>(config.ring_bytes), static_cast<unsigned long long>(kMaxRingBytes));
+                     static_cast<unsigned long long>(config.ring_bytes),
+                     static_cast<unsigned long long>(kMaxRingBytes));
     }
     return ring_events_for_bytes(config.ring_bytes);
 }
@@ -132,7 +133,8 @@ void never_wait_on_this_thread() noexcept { t_never_wait = true; }
 namespace {
 RingSegment* map_segment(std::uint64_t capacity, int flags) noexcept {
     const std::uint64_t slot_bytes = capacity * sizeof(Event);
-    void* p = ::mmap(nullptr, slot_bytes + kHeaderBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+    void* p =
+        ::mmap(nullptr, slot_bytes + kHeaderBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
     if (p == MAP_FAILED) return nullptr;
     auto* s = new (static_cast<char*>(p) + slot_bytes) RingSegment();
     s->slots = static_cast<Event*>(p);
@@ -161,12 +163,15 @@ void free_segment(RingSegment* segment) noexcept {
 }
 
 void refill_hot_segments(std::uint64_t capacity, int wanted) noexcept {
-    if (!g_prepare_ahead.load(std::memory_order_relaxed)) wanted = 0;
-    else wanted = std::clamp(wanted, kBaseHotSegments, kMaxHotSegments);
+    if (!g_prepare_ahead.load(std::memory_order_relaxed))
+        wanted = 0;
+    else
+        wanted = std::clamp(wanted, kBaseHotSegments, kMaxHotSegments);
     for (int i = 0; i < kMaxHotSegments; ++i) {
         std::atomic<RingSegment*>& slot = g_hot[static_cast<std::size_t>(i)];
         if (i >= wanted) {
-            if (slot.load(std::memory_order_acquire) != nullptr) free_segment(slot.exchange(nullptr, std::memory_order_acq_rel));
+            if (slot.load(std::memory_order_acquire) != nullptr)
+                free_segment(slot.exchange(nullptr, std::memory_order_acq_rel));
             continue;
         }
         if (slot.load(std::memory_order_acquire) != nullptr) continue;
@@ -248,7 +253,8 @@ bool Ring::grow_on_this_thread(std::uint64_t h, std::uint64_t need) noexcept {
     switch_to(next, h);
     const std::uint64_t end = slow_ticks();
     if (!refresh_limit(h, need + 2)) return refresh_limit(h, need);
-    const Event grow[2] = {{begin, make_tag(&kGrowSite, EventKind::Begin)}, {end, make_tag(&kGrowSite, EventKind::End)}};
+    const Event grow[2] = {{begin, make_tag(&kGrowSite, EventKind::Begin)},
+                           {end, make_tag(&kGrowSite, EventKind::End)}};
     write(grow, 2);
     add(growths_, 1);
     add(growth_ticks_, end - begin);
@@ -304,7 +310,8 @@ bool Ring::wait_for_room(std::uint64_t need) noexcept {
         if ((spins & 63) == 0) ring_doorbell();
     }
     const std::uint64_t end = slow_ticks();
-    const Event wait[2] = {{begin, make_tag(&kWaitSite, EventKind::Begin)}, {end, make_tag(&kWaitSite, EventKind::End)}};
+    const Event wait[2] = {{begin, make_tag(&kWaitSite, EventKind::Begin)},
+                           {end, make_tag(&kWaitSite, EventKind::End)}};
     write(wait, 2);
     add(waits_, 1);
     add(wait_ticks_, end - begin);

@@ -37,9 +37,9 @@ OnFull full_ring_policy() noexcept;
 // Drainer side: whether producers may wait for it.
 void drainer_started() noexcept;
 void drainer_stopped() noexcept;
-void drainer_pass_done() noexcept;  // progress, so a waiter can tell a stalled drainer
+void drainer_pass_done() noexcept;        // progress, so a waiter can tell a stalled drainer
 std::uint64_t drainer_passes() noexcept;  // passes so far in this process (tests count them)
-std::uint32_t doorbell() noexcept;  // times rung so far (wrapping)
+std::uint32_t doorbell() noexcept;        // times rung so far (wrapping)
 // Sleeps until the doorbell rings after `seen` was read, or `timeout` passes.
 void sleep_until_rung(std::uint32_t seen, std::chrono::microseconds timeout) noexcept;
 // Producer side (rare, out of line) and commands: wakes a sleeping drainer.

@@ -38,7 +38,7 @@ Session* g_default = nullptr;
 // Signalled when a session's last pin goes; replaced in a forked child, like the mutexes.
 std::condition_variable* g_unpinned = new std::condition_variable();
 // The exit handler has run: no default session starts again in this process.
-bool g_exiting = false;  // guarded by g_start_mutex
+bool g_exiting = false;                // guarded by g_start_mutex
 std::optional<Config> g_child_config;  // set in a forked child: the parent's settings
 std::atomic<std::uint64_t> g_ring_capacity{std::uint64_t{1} << 16};
 std::atomic<std::uint64_t (*)()> g_custom_clock{nullptr};
@@ -112,8 +112,7 @@ void after_fork_in_child() {
         g_default = nullptr;
     }
     detail::RingRegistry::reset_after_fork();
-    detail::g_state.store(state == detail::kOff ? detail::kOff : detail::kNotStarted,
-                          std::memory_order_relaxed);
+    detail::g_state.store(state == detail::kOff ? detail::kOff : detail::kNotStarted, std::memory_order_relaxed);
 }
 
 void install_process_handlers() {

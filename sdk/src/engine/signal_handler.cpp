@@ -52,9 +52,9 @@ int set_signal_handler(int sig, const struct sigaction* act, struct sigaction* o
     } else {
         const bool with_info = (act->sa_flags & SA_SIGINFO) != 0;
         installed.with_info.store(with_info, std::memory_order_relaxed);
-        installed.handler.store(with_info ? reinterpret_cast<void*>(act->sa_sigaction)
-                                          : reinterpret_cast<void*>(act->sa_handler),
-                                std::memory_order_release);
+        installed.handler.store(
+            with_info ? reinterpret_cast<void*>(act->sa_sigaction) : reinterpret_cast<void*>(act->sa_handler),
+            std::memory_order_release);
         struct sigaction wrapped = *act;
         wrapped.sa_sigaction = trampoline;
         wrapped.sa_flags |= SA_SIGINFO;

@@ -19,8 +19,10 @@ std::vector<std::string_view> split_top_level(std::string_view text) {
     std::size_t start = 0;
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
-        if (c == '(' || c == '[' || c == '{') ++depth;
-        else if (c == ')' || c == ']' || c == '}') --depth;
+        if (c == '(' || c == '[' || c == '{')
+            ++depth;
+        else if (c == ')' || c == ']' || c == '}')
+            --depth;
         else if (c == ',' && depth == 0) {
             parts.push_back(trim(text.substr(start, i - start)));
             start = i + 1;
@@ -163,8 +165,10 @@ std::string type_name_from_probe(std::string_view pretty) {
     std::size_t end = 0;
     for (; end < rest.size(); ++end) {
         const char c = rest[end];
-        if (c == '<' || c == '(' || c == '[') ++depth;
-        else if (c == '>' || c == ')') --depth;
+        if (c == '<' || c == '(' || c == '[')
+            ++depth;
+        else if (c == '>' || c == ')')
+            --depth;
         else if (c == ']') {
             if (depth == 0) break;
             --depth;

@@ -5,14 +5,10 @@
 namespace ringprof::detail {
 
 namespace {
-const SignatureSite& site_of(const Event& e) {
-    return signature_site_of(static_cast<const Site*>(pointer_of(e.tag)));
-}
+const SignatureSite& site_of(const Event& e) { return signature_site_of(static_cast<const Site*>(pointer_of(e.tag))); }
 }  // namespace
 
-std::uint64_t SignatureTable::record_length(const Event& first) {
-    return 1 + site_of(first).payload_events;
-}
+std::uint64_t SignatureTable::record_length(const Event& first) { return 1 + site_of(first).payload_events; }
 
 std::size_t SignatureTable::WordsHash::operator()(const std::vector<std::uint64_t>& w) const noexcept {
     std::uint64_t h = 0xcbf29ce484222325ull;
@@ -48,8 +44,6 @@ std::uint64_t SignatureTable::intern(const Ring& ring, std::uint64_t index) {
     return t->second;
 }
 
-const std::string& SignatureTable::text(std::uint64_t id) const {
-    return id < texts_.size() ? texts_[id] : texts_[0];
-}
+const std::string& SignatureTable::text(std::uint64_t id) const { return id < texts_.size() ? texts_[id] : texts_[0]; }
 
 }  // namespace ringprof::detail

@@ -30,7 +30,7 @@ private:
         std::size_t operator()(const std::vector<std::uint64_t>& w) const noexcept;
     };
 
-    std::vector<std::uint64_t> scratch_;  // the key being looked up, reused
+    std::vector<std::uint64_t> scratch_;   // the key being looked up, reused
     std::vector<std::uint64_t> last_key_;  // the previous record's key and id
     std::uint64_t last_id_ = 0;
     std::unordered_map<std::vector<std::uint64_t>, std::uint64_t, WordsHash> ids_;

@@ -16,8 +16,8 @@ StatsAccumulator::RowKey StatsAccumulator::canonical(const Site* site, std::uint
     const RowKey key{site, signature};
     const auto hit = canonical_.find(key);
     if (hit != canonical_.end()) return hit->second;
-    std::string label = std::string(site->file) + '\0' + std::to_string(site->line) + '\0' + site->name +
-                        signatures.text(signature);
+    std::string label =
+        std::string(site->file) + '\0' + std::to_string(site->line) + '\0' + site->name + signatures.text(signature);
     const RowKey row = by_label_.emplace(std::move(label), key).first->second;
     canonical_.emplace(key, row);
     return row;

@@ -53,7 +53,7 @@ private:
 
     std::unordered_map<RowKey, Row, RowKeyHash> rows_;
     std::unordered_map<RowKey, RowKey, RowKeyHash> canonical_;  // (site, signature) -> its row
-    std::map<std::string, RowKey> by_label_;                     // "file\0line\0label" -> row
+    std::map<std::string, RowKey> by_label_;                    // "file\0line\0label" -> row
 };
 
 }  // namespace ringprof::detail

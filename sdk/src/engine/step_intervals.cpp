@@ -42,7 +42,8 @@ std::int64_t StepIntervals::step_at(std::uint64_t ticks) const {
     // step begins at or before `ticks` and which itself begins after (or is the end).
     std::size_t at = cursor_;
     const std::size_t n = steps_.size();
-    const bool cursor_holds = at <= n && (at == n || ticks < steps_[at].begin) && (at == 0 || steps_[at - 1].begin <= ticks);
+    const bool cursor_holds =
+        at <= n && (at == n || ticks < steps_[at].begin) && (at == 0 || steps_[at - 1].begin <= ticks);
     if (!cursor_holds) {
         at = static_cast<std::size_t>(std::upper_bound(steps_.begin(), steps_.end(), ticks,
                                                        [](std::uint64_t t, const Interval& s) { return t < s.begin; }) -

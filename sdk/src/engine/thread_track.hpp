@@ -41,7 +41,7 @@ struct ThreadTrack {
     std::vector<OpenScope> stack;  // stack[0] is the root and is never popped
     std::int64_t step = -1;        // the step this thread is inside, -1 if none
     std::uint32_t step_mode = 0;
-    std::vector<OpenStep> steps;   // innermost last
+    std::vector<OpenStep> steps;       // innermost last
     std::uint32_t blocked_passes = 0;  // passes this ring has waited for a context's capture
 
     RingCounts counts() const { return ring->ring().counts() - counted_before; }

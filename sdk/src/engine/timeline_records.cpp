@@ -29,7 +29,8 @@ void TimelineRecords::append(const TimelineRecord& r) {
     }
     if (limit_ - end_ < 2) grow();
     const bool has_site = r.kind == TimelineRecord::Kind::Span || r.kind == TimelineRecord::Kind::Gauge;
-    end_[0].first = (static_cast<std::uint64_t>(r.kind) + 1) | std::uint64_t{r.mode} << 8 | std::uint64_t{r.depth} << 32;
+    end_[0].first =
+        (static_cast<std::uint64_t>(r.kind) + 1) | std::uint64_t{r.mode} << 8 | std::uint64_t{r.depth} << 32;
     end_[0].second = has_site ? static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(r.site))
                               : static_cast<std::uint64_t>(r.step);
     end_[1].first = r.begin_ticks;

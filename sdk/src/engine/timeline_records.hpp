@@ -84,8 +84,8 @@ struct TimelineRecord {
         r.step = number;
         return r;
     }
-    static TimelineRecord step_end(std::uint32_t step_mode, std::int64_t number, std::uint64_t begin,
-                                   std::uint64_t end, std::uint32_t depth) {
+    static TimelineRecord step_end(std::uint32_t step_mode, std::int64_t number, std::uint64_t begin, std::uint64_t end,
+                                   std::uint32_t depth) {
         TimelineRecord r(Kind::StepEnd, static_cast<std::uint8_t>(step_mode & 3u), depth, nullptr, begin, end);
         r.step = number;
         return r;
@@ -254,7 +254,7 @@ public:
 private:
     static constexpr unsigned kDepthShift = 48;  // x86-64 and AArch64 user pointers: 48 bits at most
     static constexpr std::uint64_t kOffsetBias = std::uint64_t{1} << 31;  // begin may precede the base
-    static constexpr std::uint64_t kLongTag = 15;  // the low bits a Site pointer leaves free
+    static constexpr std::uint64_t kLongTag = 15;                         // the low bits a Site pointer leaves free
 
     // Decodes the record at `s` and moves `s` past it; `base` is the last Thread record's.
     static TimelineRecord decode(const Slot*& s, std::uint64_t base) {
@@ -262,8 +262,8 @@ private:
         if ((a.first & kLongTag) == 0) {
             const std::uint64_t begin = base + (a.second & 0xFFFFFFFFu) - kOffsetBias;
             return TimelineRecord(TimelineRecord::Kind::Span, 0, static_cast<std::uint32_t>(a.first >> kDepthShift),
-                                  reinterpret_cast<const Site*>(static_cast<std::uintptr_t>(
-                                      a.first & ((std::uint64_t{1} << kDepthShift) - 1))),
+                                  reinterpret_cast<const Site*>(
+                                      static_cast<std::uintptr_t>(a.first & ((std::uint64_t{1} << kDepthShift) - 1))),
                                   begin, begin + (a.second >> 32));
         }
         const Slot b = *s++;

@@ -109,8 +109,7 @@ void TimelineWriter::on_pass(TimelineRecords& raw, const std::vector<SpanThread>
     // after that call), so spans that began before it can be labeled.
     item.horizon = last_pass_ticks_;
     last_pass_ticks_ = slow_ticks();
-    if (raw.empty() && item.names.empty() &&
-        clock_.to_ns(last_pass_ticks_ - last_send_ticks_) < kMaxSendDelayNs) {
+    if (raw.empty() && item.names.empty() && clock_.to_ns(last_pass_ticks_ - last_send_ticks_) < kMaxSendDelayNs) {
         return;
     }
     if (!running_) return;
@@ -252,7 +251,8 @@ void TimelineWriter::take(const TimelineRecord& r) {
             break;
         case TimelineRecord::Kind::Span:
             if (step_ >= 0) {
-                append(PendingSpan{r.site, r.begin_ticks, r.end_ticks, tid_, r.depth}, step_);  // its own thread's step: exact
+                append(PendingSpan{r.site, r.begin_ticks, r.end_ticks, tid_, r.depth},
+                       step_);  // its own thread's step: exact
             } else {
                 pending_.push_back(PendingSpan{r.site, r.begin_ticks, r.end_ticks, tid_, r.depth});
             }
@@ -267,7 +267,8 @@ void TimelineWriter::take(const TimelineRecord& r) {
         case TimelineRecord::Kind::Gauge: {
             const std::uint64_t at = clock_.to_epoch_ns(r.begin_ticks);
             for (const Sink& s : sinks_) {
-                if (s.timeline != nullptr) guarded(s, "counter", [&] { s.timeline->on_counter(r.site->name, at, tid_, r.value()); });
+                if (s.timeline != nullptr)
+                    guarded(s, "counter", [&] { s.timeline->on_counter(r.site->name, at, tid_, r.value()); });
             }
             break;
         }

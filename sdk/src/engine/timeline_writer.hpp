@@ -58,8 +58,8 @@
 namespace ringprof::detail {
 
 struct TimelineOptions {
-    std::uint64_t min_ns = 0;         // shorter scopes stay out of the timeline
-    std::uint32_t max_depth = 0;      // keep this many outermost levels; 0: all
+    std::uint64_t min_ns = 0;           // shorter scopes stay out of the timeline
+    std::uint32_t max_depth = 0;        // keep this many outermost levels; 0: all
     std::size_t queue_spans = 1 << 20;  // spans in flight before the drainer drops
 };
 
@@ -92,8 +92,7 @@ public:
     std::size_t span_room(WithheldSpans& limits) const;
     // The drainer's span sink, called after every pass (drainer thread); `withheld`, for a pass
     // that withheld its spans, holds what it counted instead of writing.
-    void on_pass(TimelineRecords& raw, const std::vector<SpanThread>& threads,
-                 const WithheldSpans* withheld = nullptr);
+    void on_pass(TimelineRecords& raw, const std::vector<SpanThread>& threads, const WithheldSpans* withheld = nullptr);
 
     class Hold {
     public:
@@ -125,12 +124,12 @@ private:
     struct Item {
         TimelineRecords raw;
         std::vector<std::pair<std::uint32_t, std::string>> names;
-        std::uint64_t horizon = 0;    // spans that began before this can be labeled
+        std::uint64_t horizon = 0;  // spans that began before this can be labeled
         Backend* added = nullptr;
-        std::uint64_t barrier = 0;    // nonzero: deliver everything, acknowledge, wait for release
-        bool last = false;            // the writer exits after this item
-        std::size_t budget = 0;       // spans and gauge samples charged to in_flight_
-        std::size_t held_slots = 0;   // the stream's capacity, charged to queued_slots_
+        std::uint64_t barrier = 0;   // nonzero: deliver everything, acknowledge, wait for release
+        bool last = false;           // the writer exits after this item
+        std::size_t budget = 0;      // spans and gauge samples charged to in_flight_
+        std::size_t held_slots = 0;  // the stream's capacity, charged to queued_slots_
     };
     struct Sink {
         Backend* backend;
@@ -148,8 +147,8 @@ private:
     // memory and whoever holds it frees it.
     void recycle(TimelineRecords& stream);
     // 0 if the writer has not acknowledged it by `deadline`.
-    std::uint64_t send_barrier(bool last, std::chrono::steady_clock::time_point deadline =
-                                              std::chrono::steady_clock::time_point::max());
+    std::uint64_t send_barrier(
+        bool last, std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
     void wake_writer();
 
     // Writer side.
@@ -173,7 +172,7 @@ private:
     const TimelineOptions options_;
 
     // Drainer side state.
-    std::vector<Sink> backends_;          // every span backend; the writer keeps its own copy
+    std::vector<Sink> backends_;  // every span backend; the writer keeps its own copy
     std::unordered_map<std::uint32_t, std::string> names_;
     std::uint64_t last_pass_ticks_ = 0;
     std::uint64_t last_send_ticks_ = 0;
@@ -194,9 +193,9 @@ private:
     OutputProblems own_problems_{""};
     ProblemReporter reporter_;
     StepIntervals steps_;
-    std::uint32_t tid_ = 0;               // of the last Thread record taken
-    std::int64_t step_ = -1;              // and the step that thread is in
-    std::vector<PendingSpan> pending_;    // held back until the step horizon passes them
+    std::uint32_t tid_ = 0;             // of the last Thread record taken
+    std::int64_t step_ = -1;            // and the step that thread is in
+    std::vector<PendingSpan> pending_;  // held back until the step horizon passes them
     SpanBatch batch_;
 
     std::mutex mutex_;

@@ -91,7 +91,8 @@ FlameProfile load_flame_profile(const std::string& path) {
             }
             text.append(buf, n);
             if (text.size() > kMaxTimersFileBytes) {
-                throw FlameInputError(path + ": a timers file larger than " + std::to_string(kMaxTimersFileBytes >> 20) +
+                throw FlameInputError(path + ": a timers file larger than " +
+                                      std::to_string(kMaxTimersFileBytes >> 20) +
                                       " MiB, the most a flame graph reads whole");
             }
         }

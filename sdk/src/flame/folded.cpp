@@ -20,9 +20,12 @@ void append_frame(std::string& out, const std::string& name) {
         return;
     }
     for (char c : detail::valid_utf8(name)) {
-        if (c == ';') out += ':';
-        else if (c == '\n' || c == '\r') out += ' ';
-        else out += c;
+        if (c == ';')
+            out += ':';
+        else if (c == '\n' || c == '\r')
+            out += ' ';
+        else
+            out += c;
     }
 }
 

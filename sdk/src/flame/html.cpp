@@ -52,9 +52,7 @@ struct Columns {
     std::string n, p, t, c, f;
 };
 
-void number(std::string& out, double v) {
-    detail::append_python_float(out, std::isfinite(v) && v > 0.0 ? v : 0.0);
-}
+void number(std::string& out, double v) { detail::append_python_float(out, std::isfinite(v) && v > 0.0 ? v : 0.0); }
 
 void flatten(const TimerNode& node, long parent, long& next, Names& names, Columns& cols) {
     const long me = next++;
@@ -82,8 +80,8 @@ void append_view(std::string& out, const std::string& label, const std::string& 
     out += ",\"detail\":";
     detail::append_json_string(out, about);
     out += ",\"dropped\":" + std::to_string(dropped);
-    out += ",\"n\":[" + cols.n + "],\"p\":[" + cols.p + "],\"t\":[" + cols.t + "],\"c\":[" + cols.c +
-           "],\"f\":[" + cols.f + "]}";
+    out += ",\"n\":[" + cols.n + "],\"p\":[" + cols.p + "],\"t\":[" + cols.t + "],\"c\":[" + cols.c + "],\"f\":[" +
+           cols.f + "]}";
 }
 
 // Lanes as column arrays too; times are integer nanoseconds from the timeline's start.
@@ -137,8 +135,10 @@ void append_node_steps(std::string& out, const std::vector<StepStraggler>& steps
         return static_cast<std::size_t>(std::lower_bound(nodes.begin(), nodes.end(), node) - nodes.begin());
     };
     const auto optional_number = [&](const std::optional<double>& v) {
-        if (v) detail::append_python_float(out, *v);
-        else out += "null";
+        if (v)
+            detail::append_python_float(out, *v);
+        else
+            out += "null";
     };
     out += "{\"nodes\":[";
     for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -180,8 +180,10 @@ std::string script_safe(const std::string& json) {
     std::string out;
     out.reserve(json.size());
     for (char c : json) {
-        if (c == '<') out += "\\u003c";
-        else out += c;
+        if (c == '<')
+            out += "\\u003c";
+        else
+            out += c;
     }
     return out;
 }
@@ -189,11 +191,20 @@ std::string script_safe(const std::string& json) {
 void append_html_text(std::string& out, std::string_view s) {
     for (char c : detail::valid_utf8(s)) {
         switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += c;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            default:
+                out += c;
         }
     }
 }
@@ -233,7 +244,8 @@ std::string render_html(const FlameProfile& profile) {
     std::string out;
     out.reserve(data.size() + 32 * 1024);
     out += kPageHead;
-    append_html_text(out, profile.title.empty() ? std::string("ringprof flame graph") : profile.title + " - flame graph");
+    append_html_text(out,
+                     profile.title.empty() ? std::string("ringprof flame graph") : profile.title + " - flame graph");
     out += "</title>\n<style>\n";
     out += detail::flame_page_css();
     out += "</style>\n</head>\n";

@@ -66,9 +66,10 @@ public:
     void on_event(const detail::ReadEvent& e) override {
         Thread& t = thread(e);
         if (t.thread_name.empty() && !e.thread_name.empty()) t.thread_name = std::string(e.thread_name);
-        if (!e.phase.empty() && e.phase != "Unknown") process_names_.emplace(t.node + '\x1f' + t.pid, std::string(e.phase));
-        t.spans.push_back({e.start.as_double(), std::max(0.0, e.dur.as_double()), intern(e.name), seq_++,
-                           e.has_step ? e.step : -1});
+        if (!e.phase.empty() && e.phase != "Unknown")
+            process_names_.emplace(t.node + '\x1f' + t.pid, std::string(e.phase));
+        t.spans.push_back(
+            {e.start.as_double(), std::max(0.0, e.dur.as_double()), intern(e.name), seq_++, e.has_step ? e.step : -1});
     }
 
     FlameProfile finish(const std::string& title) {
@@ -167,7 +168,8 @@ private:
     }
 
     // Nesting by time: a span that starts before the enclosing one ends is its child.
-    void build(std::vector<Interval>& spans, TimerNode& root, double& first, double& last, double origin, FlameLane& lane) const {
+    void build(std::vector<Interval>& spans, TimerNode& root, double& first, double& last, double origin,
+               FlameLane& lane) const {
         std::sort(spans.begin(), spans.end(), [](const Interval& a, const Interval& b) {
             if (a.ts != b.ts) return a.ts < b.ts;
             if (a.dur != b.dur) return a.dur > b.dur;
@@ -225,9 +227,8 @@ private:
             std::nth_element(durs.begin(), durs.begin() + (kFlameTimelineMaxSpans - 1), durs.end(),
                              std::greater<std::int64_t>());
             shortest_kept = durs[kFlameTimelineMaxSpans - 1];
-            ties_left = static_cast<std::size_t>(
-                std::count_if(durs.begin(), durs.begin() + kFlameTimelineMaxSpans,
-                              [&](std::int64_t d) { return d == shortest_kept; }));
+            ties_left = static_cast<std::size_t>(std::count_if(durs.begin(), durs.begin() + kFlameTimelineMaxSpans,
+                                                               [&](std::int64_t d) { return d == shortest_kept; }));
         }
         for (FlameLane& l : tl.lanes) {
             std::size_t out = 0;
@@ -314,7 +315,8 @@ FlameProfile read_folder_profile(const std::string& root) {
         ReadOutcome outcome;
         // A file read again (its time base came after its events) starts over, as one that is
         // left out does: the flame graph holds each span once.
-        if (auto why = read_trace_file(f, collector, [&] { collector.rollback(before); }, outcome)) {
+        if (auto why = read_trace_file(
+                f, collector, [&] { collector.rollback(before); }, outcome)) {
             collector.rollback(before);
             skipped.push_back(f.path + ": " + *why);
         }

@@ -23,8 +23,8 @@ struct Frame {
     bool scaled;  // drawn narrower than its total because parallel siblings exceed the parent
 };
 
-void layout(const TimerNode& node, const TimerNode* parent, double x, double w, int depth, bool scaled,
-            double min_px, std::vector<Frame>& out) {
+void layout(const TimerNode& node, const TimerNode* parent, double x, double w, int depth, bool scaled, double min_px,
+            std::vector<Frame>& out) {
     if (w < min_px) return;
     out.push_back({&node, parent, x, w, depth, scaled});
     const double span = detail::layout_span(node);
@@ -45,12 +45,23 @@ void append_xml(std::string& out, std::string_view raw) {
     for (char ch : s) {
         const unsigned char c = static_cast<unsigned char>(ch);
         switch (ch) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&apos;"; break;
-            default: out += (c < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') ? '?' : ch;
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&apos;";
+                break;
+            default:
+                out += (c < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') ? '?' : ch;
         }
     }
 }
@@ -113,8 +124,8 @@ std::string render_svg(const TimerNode& root, const SvgOptions& options) {
         out += "<g class=\"f\" data-name=\"";
         append_xml(out, n.name);
         out += "\"><title>";
-        std::string tip = n.name + "\ntotal " + format_seconds(n.total) + ", self " + format_seconds(n.self()) +
-                          ", " + std::to_string(n.count) + (n.count == 1 ? " call" : " calls");
+        std::string tip = n.name + "\ntotal " + format_seconds(n.total) + ", self " + format_seconds(n.self()) + ", " +
+                          std::to_string(n.count) + (n.count == 1 ? " call" : " calls");
         if (f.parent != nullptr && f.parent->total > 0.0) {
             tip += ", " + fixed(100.0 * n.total / f.parent->total, 1) + "% of parent";
         }

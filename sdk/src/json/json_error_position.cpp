@@ -27,8 +27,9 @@ public:
                     open.push_back(c);
                     ++p_;
                     skip();
-                    if (at_end()) return fail(c == '{' ? "the input ends inside an object (truncated?)"
-                                                       : "the input ends inside an array (truncated?)");
+                    if (at_end())
+                        return fail(c == '{' ? "the input ends inside an object (truncated?)"
+                                             : "the input ends inside an array (truncated?)");
                     if (s_[p_] == (c == '{' ? '}' : ']')) {
                         ++p_;
                         open.pop_back();
@@ -47,8 +48,9 @@ public:
                 if (!at_end()) return fail("extra data after the end of the JSON value");
                 return {};
             }
-            if (at_end()) return fail(open.back() == '{' ? "the input ends inside an object (truncated?)"
-                                                         : "the input ends inside an array (truncated?)");
+            if (at_end())
+                return fail(open.back() == '{' ? "the input ends inside an object (truncated?)"
+                                               : "the input ends inside an array (truncated?)");
             const char c = s_[p_];
             const char close = open.back() == '{' ? '}' : ']';
             if (c == close) {
@@ -56,7 +58,9 @@ public:
                 open.pop_back();
                 continue;
             }
-            if (c != ',') return fail(open.back() == '{' ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array");
+            if (c != ',')
+                return fail(open.back() == '{' ? "expected ',' or '}' in an object"
+                                               : "expected ',' or ']' in an array");
             ++p_;
             skip();
             if (open.back() == '{' && !key()) return problem_;
@@ -116,8 +120,10 @@ private:
     bool number() {
         if (s_[p_] == '-') ++p_;
         if (at_end() || !is_digit(s_[p_])) return failed("a number without digits");
-        if (s_[p_] == '0') ++p_;
-        else while (!at_end() && is_digit(s_[p_])) ++p_;
+        if (s_[p_] == '0')
+            ++p_;
+        else
+            while (!at_end() && is_digit(s_[p_])) ++p_;
         if (!at_end() && s_[p_] == '.') {
             ++p_;
             if (at_end() || !is_digit(s_[p_])) return failed("a number without digits after '.'");
@@ -171,10 +177,20 @@ private:
         int more = 0;
         unsigned min = 0;
         unsigned cp = 0;
-        if (c >= 0xC2 && c <= 0xDF) { more = 1; cp = c & 0x1F; min = 0x80; }
-        else if (c >= 0xE0 && c <= 0xEF) { more = 2; cp = c & 0x0F; min = 0x800; }
-        else if (c >= 0xF0 && c <= 0xF4) { more = 3; cp = c & 0x07; min = 0x10000; }
-        else return failed("invalid UTF-8 in a string");
+        if (c >= 0xC2 && c <= 0xDF) {
+            more = 1;
+            cp = c & 0x1F;
+            min = 0x80;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            more = 2;
+            cp = c & 0x0F;
+            min = 0x800;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            more = 3;
+            cp = c & 0x07;
+            min = 0x10000;
+        } else
+            return failed("invalid UTF-8 in a string");
         const std::size_t start = p_;
         for (int i = 1; i <= more; ++i) {
             if (start + i >= s_.size()) return failed("the input ends inside a string (truncated?)");
@@ -214,8 +230,8 @@ std::string describe_offset(std::string_view text, std::size_t offset) {
             ++column;
         }
     }
-    return std::string(at_end ? "at the end of the input, byte " : "at byte ") + std::to_string(offset) + " (line " + std::to_string(line) + ", column " +
-           std::to_string(column) + ")";
+    return std::string(at_end ? "at the end of the input, byte " : "at byte ") + std::to_string(offset) + " (line " +
+           std::to_string(line) + ", column " + std::to_string(column) + ")";
 }
 
 }  // namespace ringprof::detail

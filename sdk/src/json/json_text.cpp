@@ -54,10 +54,14 @@ namespace {
 unsigned decode_utf8(std::string_view seq) {
     const auto b = [&](std::size_t k) { return static_cast<unsigned>(static_cast<unsigned char>(seq[k])); };
     switch (seq.size()) {
-        case 1: return b(0);
-        case 2: return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
-        case 3: return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
-        default: return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+        case 1:
+            return b(0);
+        case 2:
+            return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+        case 3:
+            return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+        default:
+            return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
     }
 }
 
@@ -94,22 +98,38 @@ void append_u_escape(std::string& out, unsigned cp) {
 // An ASCII character JSON needs escaped, as Python's json module escapes it.
 void append_ascii_escape(std::string& out, unsigned c) {
     switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default: append_u_escape(out, c);
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
+        default:
+            append_u_escape(out, c);
     }
 }
 
 }  // namespace
 
 void append_valid_utf8(std::string& out, std::string_view s) {
-    walk_utf8(out, s, [](unsigned char c) { return c < 0x80; },
-              [](std::string& o, unsigned, std::string_view seq) { o += seq; });
+    walk_utf8(
+        out, s, [](unsigned char c) { return c < 0x80; },
+        [](std::string& o, unsigned, std::string_view seq) { o += seq; });
 }
 
 std::string valid_utf8(std::string_view s) {
@@ -144,24 +164,29 @@ bool json_plain_ascii(std::string_view s) {
 void append_json_string(std::string& out, std::string_view s, NonAscii non_ascii) {
     out += '"';
     if (non_ascii == NonAscii::keep) {
-        walk_utf8(out, s, [](unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; },
-                  [](std::string& o, unsigned cp, std::string_view seq) {
-                      if (cp < 0x80) append_ascii_escape(o, cp); else o += seq;
-                  });
+        walk_utf8(
+            out, s, [](unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; },
+            [](std::string& o, unsigned cp, std::string_view seq) {
+                if (cp < 0x80)
+                    append_ascii_escape(o, cp);
+                else
+                    o += seq;
+            });
     } else {
         // Python's ensure_ascii: DEL and everything above ASCII as \uXXXX, surrogate pairs above
         // the Basic Multilingual Plane.
-        walk_utf8(out, s, [](unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; },
-                  [](std::string& o, unsigned cp, std::string_view) {
-                      if (cp < 0x80) {
-                          append_ascii_escape(o, cp);
-                      } else if (cp > 0xFFFF) {
-                          append_u_escape(o, 0xD800 + ((cp - 0x10000) >> 10));
-                          append_u_escape(o, 0xDC00 + ((cp - 0x10000) & 0x3FF));
-                      } else {
-                          append_u_escape(o, cp);
-                      }
-                  });
+        walk_utf8(
+            out, s, [](unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; },
+            [](std::string& o, unsigned cp, std::string_view) {
+                if (cp < 0x80) {
+                    append_ascii_escape(o, cp);
+                } else if (cp > 0xFFFF) {
+                    append_u_escape(o, 0xD800 + ((cp - 0x10000) >> 10));
+                    append_u_escape(o, 0xDC00 + ((cp - 0x10000) & 0x3FF));
+                } else {
+                    append_u_escape(o, cp);
+                }
+            });
     }
     out += '"';
 }

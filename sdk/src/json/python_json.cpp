@@ -60,8 +60,8 @@ bool append_python_value(std::string& out, simdjson::ondemand::value v) {
                 // Integers keep their exact digits (Python ints are unbounded).
                 std::string_view token;
                 token = v.raw_json_token();
-                while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
-                                          token.back() == '\t'))
+                while (!token.empty() &&
+                       (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' || token.back() == '\t'))
                     token.remove_suffix(1);
                 out += token;
             }

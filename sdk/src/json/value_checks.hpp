@@ -64,8 +64,8 @@ inline od::object object_of(od::value v, const char* what) {
 // "<what> at byte N (line L, column C)" for a problem at `at` inside `padded` (a copy of `text`);
 // when the text is not valid JSON at all, the syntax error's own position and description
 // instead (simdjson does not say where; the walker does).
-inline std::string located_problem(std::string_view text, const simdjson::padded_string& padded, const std::string& what,
-                                   const char* at) {
+inline std::string located_problem(std::string_view text, const simdjson::padded_string& padded,
+                                   const std::string& what, const char* at) {
     const detail::JsonSyntaxProblem syntax = detail::find_json_syntax_problem(text);
     if (syntax.found) return "invalid JSON: " + syntax.what + " " + detail::describe_offset(text, syntax.offset);
     const std::size_t offset = at != nullptr && at >= padded.data() && at <= padded.data() + text.size()

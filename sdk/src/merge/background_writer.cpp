@@ -6,7 +6,9 @@
 
 namespace ringprof::detail {
 
-BackgroundWriter::BackgroundWriter(AtomicFile& file) : file_(file) { thread_ = start_quiet_thread([this] { run(); }); }
+BackgroundWriter::BackgroundWriter(AtomicFile& file) : file_(file) {
+    thread_ = start_quiet_thread([this] { run(); });
+}
 
 BackgroundWriter::~BackgroundWriter() {
     {

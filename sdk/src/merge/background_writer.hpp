@@ -44,7 +44,7 @@ private:
         std::uint64_t offset;
         TextBuffer text;
     };
-    std::deque<Pending> queue_;  // the front one is the thread's while it writes it
+    std::deque<Pending> queue_;        // the front one is the thread's while it writes it
     std::vector<TextBuffer> written_;  // emptied, for hand_over to give back
     bool stop_ = false;
     std::exception_ptr error_;

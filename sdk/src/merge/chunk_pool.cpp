@@ -31,11 +31,15 @@ char* map_slab() {
 }  // namespace
 
 void BlockDeleter::operator()(char* p) const {
-    if (pool) pool->give_back(p); else std::free(p);
+    if (pool)
+        pool->give_back(p);
+    else
+        std::free(p);
 }
 
 ChunkPool::ChunkPool(std::size_t chunk_bytes) : chunk_bytes_(chunk_bytes) {
-    if (chunk_bytes == 0 || kSlabBytes % chunk_bytes != 0) throw std::invalid_argument("ChunkPool: chunk size must divide 2 MiB");
+    if (chunk_bytes == 0 || kSlabBytes % chunk_bytes != 0)
+        throw std::invalid_argument("ChunkPool: chunk size must divide 2 MiB");
 }
 
 ChunkPool::~ChunkPool() {

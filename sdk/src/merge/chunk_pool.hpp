@@ -72,12 +72,19 @@ struct ChunkAllocator {
         return static_cast<T*>(p);
     }
     void deallocate(T* p, std::size_t n) noexcept {
-        if (from_pool(n)) pool->give_back(reinterpret_cast<char*>(p)); else std::free(p);
+        if (from_pool(n))
+            pool->give_back(reinterpret_cast<char*>(p));
+        else
+            std::free(p);
     }
     template <class U>
-    bool operator==(const ChunkAllocator<U>& o) const { return pool == o.pool; }
+    bool operator==(const ChunkAllocator<U>& o) const {
+        return pool == o.pool;
+    }
     template <class U>
-    bool operator!=(const ChunkAllocator<U>& o) const { return pool != o.pool; }
+    bool operator!=(const ChunkAllocator<U>& o) const {
+        return pool != o.pool;
+    }
 };
 
 }  // namespace ringprof::detail

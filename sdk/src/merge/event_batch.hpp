@@ -27,8 +27,10 @@ struct EventBatch {
         std::uint32_t offset = 0;
 
         void set(TraceNumber start) {
-            if (start.is_float) std::memcpy(&start_bits_, &start.d, sizeof start_bits_);
-            else start_bits_ = static_cast<std::uint64_t>(start.i);
+            if (start.is_float)
+                std::memcpy(&start_bits_, &start.d, sizeof start_bits_);
+            else
+                start_bits_ = static_cast<std::uint64_t>(start.i);
             is_float_ = start.is_float;
         }
         TraceNumber start() const {

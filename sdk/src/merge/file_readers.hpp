@@ -29,12 +29,12 @@ namespace ringprof::detail {
 struct FileMessage {
     enum class Kind { batch, restart, done };
     Kind kind = Kind::batch;
-    EventBatch batch;                        // batch
-    std::optional<std::string> error;        // done: why the file is left out whole
-    ReadOutcome outcome;                     // done, without error
-    std::optional<TraceNumber> max_end;      // done: the latest end among the file's kept events
-    std::vector<TrackFirst> first_events;    // done: each track's earliest kept event (seq: its position)
-    std::exception_ptr failure;              // done: an unexpected exception, rethrown by next()
+    EventBatch batch;                      // batch
+    std::optional<std::string> error;      // done: why the file is left out whole
+    ReadOutcome outcome;                   // done, without error
+    std::optional<TraceNumber> max_end;    // done: the latest end among the file's kept events
+    std::vector<TrackFirst> first_events;  // done: each track's earliest kept event (seq: its position)
+    std::exception_ptr failure;            // done: an unexpected exception, rethrown by next()
 };
 
 class FileReaders {
@@ -100,11 +100,11 @@ private:
     std::mutex mu_;
     std::condition_variable space_, data_;
     std::vector<std::deque<FileMessage>> queues_;
-    std::size_t next_file_ = 0;        // the next file a worker starts
-    std::size_t consuming_ = kNone;    // the file next_file() returned last
+    std::size_t next_file_ = 0;         // the next file a worker starts
+    std::size_t consuming_ = kNone;     // the file next_file() returned last
     std::deque<std::size_t> finished_;  // files read to the end and not yet consumed, as they finished
     std::vector<std::size_t> reading_;  // files a worker is reading (at most one per worker)
-    std::size_t queued_ahead_ = 0;     // batches queued for files other than consuming_
+    std::size_t queued_ahead_ = 0;      // batches queued for files other than consuming_
     std::size_t ahead_limit_;
     bool stop_ = false;
     std::vector<std::thread> workers_;

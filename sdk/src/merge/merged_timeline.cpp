@@ -86,10 +86,15 @@ public:
 
     BatchSink(std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range, m::FileReaders::Outbox& out,
               m::EventBatch::Memory& memory, Tables& tables, std::string_view node_id)
-        : range_(range), out_(out), memory_(memory), tables_(tables), node_id_(node_id),
-          batch_(m::EventBatch::in(memory)), batch_text_(memory.text.chunk_bytes() - kRoomForLastEvent) {}
+        : range_(range),
+          out_(out),
+          memory_(memory),
+          tables_(tables),
+          node_id_(node_id),
+          batch_(m::EventBatch::in(memory)),
+          batch_text_(memory.text.chunk_bytes() - kRoomForLastEvent) {}
 
-    std::optional<m::TraceNumber> max_end;  // over the file's kept events
+    std::optional<m::TraceNumber> max_end;    // over the file's kept events
     std::vector<m::TrackFirst> first_events;  // of each track the file has events on, seq: position
 
     void on_event(const m::ReadEvent& e) override {
@@ -195,7 +200,8 @@ private:
         TrackIds& ids = ids_of_track_[index];
         if (ids.phase == kUnknown) {
             std::tie(ids.phase, ids.thread) = tables_.ids(e.phase, node_id_, e.thread_key, e.thread_label);
-            const auto [it, fresh] = first_of_thread_.try_emplace(ids.thread, static_cast<std::uint32_t>(first_events.size()));
+            const auto [it, fresh] =
+                first_of_thread_.try_emplace(ids.thread, static_cast<std::uint32_t>(first_events.size()));
             if (fresh) first_events.push_back({ids.thread, ids.phase, e.start, position_});
             ids.first = it->second;
         }
@@ -209,7 +215,7 @@ private:
     std::string_view node_id_;
     m::EventBatch batch_;
     std::size_t batch_text_;
-    std::string scratch_, dur_scratch_;  // an escaped name, a float's repr
+    std::string scratch_, dur_scratch_;   // an escaped name, a float's repr
     std::vector<TrackIds> ids_of_track_;  // per track index of the current epoch
     std::uint32_t epoch_ = 0;
     std::unordered_map<std::uint32_t, std::uint32_t> first_of_thread_;  // thread id -> index in first_events
@@ -234,9 +240,9 @@ using RangeRequest = std::optional<std::pair<std::int64_t, std::int64_t>>;
 // What the merge reads: the files found and selected for the range, and the inputs left out.
 struct Inputs {
     m::Discovery found;
-    std::optional<TimeRange> range;                // nullopt: everything
-    std::vector<m::TraceFile> files;               // in reading order: a file's index is its rank
-    std::map<std::string, std::string> skipped;    // path -> reason, one message per input
+    std::optional<TimeRange> range;              // nullopt: everything
+    std::vector<m::TraceFile> files;             // in reading order: a file's index is its rank
+    std::map<std::string, std::string> skipped;  // path -> reason, one message per input
 };
 
 Inputs find_inputs(const m::MergeSettings& settings, const RangeRequest& request, MergeUnit unit) {
@@ -273,7 +279,8 @@ ReadSummary read_into_store(Inputs& in, unsigned threads, m::EventBatch::Memory&
     const auto read_file = [&](std::size_t k, m::FileReaders::Outbox& out) {
         BatchSink sink(in.range, out, batch_memory, tables, files[order[k]].node_id);
         m::FileMessage done;
-        done.error = m::read_trace_file(files[order[k]], sink, [&] { sink.restart(); }, done.outcome);
+        done.error = m::read_trace_file(
+            files[order[k]], sink, [&] { sink.restart(); }, done.outcome);
         if (!done.error) sink.flush();
         done.max_end = sink.max_end;
         done.first_events = std::move(sink.first_events);
@@ -337,8 +344,10 @@ ReadSummary read_into_store(Inputs& in, unsigned threads, m::EventBatch::Memory&
 std::string output_path(const std::string& out_dir, const std::string& node_id, const std::optional<TimeRange>& range,
                         const std::optional<m::TraceNumber>& max_end) {
     m::TraceNumber end = m::TraceNumber::integer(0);
-    if (range) end = range->second;
-    else if (max_end) end = *max_end;
+    if (range)
+        end = range->second;
+    else if (max_end)
+        end = *max_end;
     const std::string name = std::to_string(m::round_half_even(end)) + "_" + node_id + "_merged_timeline.json";
     return (std::filesystem::path(out_dir) / name).string();
 }

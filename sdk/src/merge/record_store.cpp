@@ -110,7 +110,9 @@ public:
         if (!f_) throw std::runtime_error(path + ": cannot reopen spill file: " + std::strerror(errno));
         std::setvbuf(f_, buf_.data(), _IOFBF, buf_.size());
     }
-    ~RunCursor() { if (f_) std::fclose(f_); }
+    ~RunCursor() {
+        if (f_) std::fclose(f_);
+    }
     RunCursor(const RunCursor&) = delete;
     RunCursor& operator=(const RunCursor&) = delete;
 
@@ -249,7 +251,10 @@ void RecordStore::write_run(std::size_t from, std::size_t to, bool pending) {
         const std::size_t len = record_size(rec);
         const TraceNumber start = en.start();
         out.push_back(start.is_float ? 1 : 0);
-        if (start.is_float) put(out, start.d); else put(out, start.i);
+        if (start.is_float)
+            put(out, start.d);
+        else
+            put(out, start.i);
         put(out, en.seq());
         out.insert(out.end(), rec, rec + len);
         if (out.size() >= (1 << 20)) {
@@ -334,7 +339,8 @@ void RecordStore::merge_adjacent_runs(std::size_t a, std::size_t b, std::size_t 
     if (a == b || b == end || !less(index_[b], index_[b - 1])) return;  // already in order
     // The first run's entries not after index_[b] stay; the second run's not before index_[b - 1] too.
     const std::size_t from = static_cast<std::size_t>(std::upper_bound(at(a), at(b), index_[b], less) - index_.begin());
-    const std::size_t to = static_cast<std::size_t>(std::lower_bound(at(b), at(end), index_[b - 1], less) - index_.begin());
+    const std::size_t to =
+        static_cast<std::size_t>(std::lower_bound(at(b), at(end), index_[b - 1], less) - index_.begin());
     // The smaller side goes aside: scratch is then at most half the index, reserved once (address
     // space, faulted in as used), where copying the first side each time made a larger scratch,
     // freshly allocated for each larger merge (fresh pages are what the kernel's time goes to).
@@ -344,13 +350,15 @@ void RecordStore::merge_adjacent_runs(std::size_t a, std::size_t b, std::size_t 
         // Writing forwards from `from` never overtakes the second side's next unread entry.
         std::size_t i = 0, j = b, out = from;
         const std::size_t left = merge_scratch_.size();
-        while (i < left && j < to) index_[out++] = less(index_[j], merge_scratch_[i]) ? index_[j++] : merge_scratch_[i++];
+        while (i < left && j < to)
+            index_[out++] = less(index_[j], merge_scratch_[i]) ? index_[j++] : merge_scratch_[i++];
         while (i < left) index_[out++] = merge_scratch_[i++];
     } else {
         merge_scratch_.assign(at(b), at(to));
         // Writing backwards from `to` never overtakes the first side's next unread entry.
         std::size_t i = b, j = merge_scratch_.size(), out = to;
-        while (j > 0 && i > from) index_[--out] = less(merge_scratch_[j - 1], index_[i - 1]) ? index_[--i] : merge_scratch_[--j];
+        while (j > 0 && i > from)
+            index_[--out] = less(merge_scratch_[j - 1], index_[i - 1]) ? index_[--i] : merge_scratch_[--j];
         while (j > 0) index_[--out] = merge_scratch_[--j];
     }
 }

@@ -33,9 +33,13 @@ struct HugePageAllocator {
     T* allocate(std::size_t n) { return static_cast<T*>(allocate_huge_page_aligned(n * sizeof(T))); }
     void deallocate(T* p, std::size_t) { std::free(p); }
     template <class U>
-    bool operator==(const HugePageAllocator<U>&) const { return true; }
+    bool operator==(const HugePageAllocator<U>&) const {
+        return true;
+    }
     template <class U>
-    bool operator!=(const HugePageAllocator<U>&) const { return false; }
+    bool operator!=(const HugePageAllocator<U>&) const {
+        return false;
+    }
 };
 
 struct StoredEvent {

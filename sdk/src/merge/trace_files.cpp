@@ -151,8 +151,8 @@ std::vector<TraceFile> ringprof_traces(const fs::path& root, const std::vector<s
         const std::string full = it->path().string();
         std::error_code fec;
         if (!it->is_regular_file(fec) || !ends_with(name, "_trace.json.gz")) continue;
-        if (!suffix_filter.empty() &&
-            std::none_of(suffix_filter.begin(), suffix_filter.end(), [&](const std::string& s) { return ends_with(full, s); }))
+        if (!suffix_filter.empty() && std::none_of(suffix_filter.begin(), suffix_filter.end(),
+                                                   [&](const std::string& s) { return ends_with(full, s); }))
             continue;
         TraceFile f;
         f.path = full;
@@ -206,7 +206,8 @@ std::string ringprof_trace_node(const std::string& path) {
                 }
             }
             if (name == "process_name") pid = event_pid;
-            if (name == "process_labels" && labels.rfind("host ", 0) == 0) host = labels.substr(5, labels.find(',') - 5);
+            if (name == "process_labels" && labels.rfind("host ", 0) == 0)
+                host = labels.substr(5, labels.find(',') - 5);
         }
         if (pid.empty() || host.empty()) return "";
         return display_node_id(node_id(pid, host));
@@ -254,8 +255,8 @@ Discovery discover_trace_files(const std::string& root, const std::vector<std::s
         const std::string name = p.filename().string();
         const std::string full = p.string();
         if (!is_candidate(name)) continue;
-        if (!suffix_filter.empty() &&
-            std::none_of(suffix_filter.begin(), suffix_filter.end(), [&](const std::string& s) { return ends_with(full, s); }))
+        if (!suffix_filter.empty() && std::none_of(suffix_filter.begin(), suffix_filter.end(),
+                                                   [&](const std::string& s) { return ends_with(full, s); }))
             continue;
         TraceFile f;
         f.path = full;
@@ -267,7 +268,8 @@ Discovery discover_trace_files(const std::string& root, const std::vector<std::s
         }
         f.size = fs::file_size(p, ec);
         if (ec) f.size = 0;
-        f.tensorflow = f.kind == SourceKind::trace_gz && full.find("tensorflow/detailed_profiling") != std::string::npos;
+        f.tensorflow =
+            f.kind == SourceKind::trace_gz && full.find("tensorflow/detailed_profiling") != std::string::npos;
         if (f.tensorflow) {
             const Marker m = find_marker(p, markers);
             if (!m.found) {
@@ -290,7 +292,8 @@ Discovery discover_trace_files(const std::string& root, const std::vector<std::s
         d.files.push_back(std::move(f));
     }
     std::sort(d.files.begin(), d.files.end(), reads_before);
-    std::sort(d.problems.begin(), d.problems.end(), [](const FileProblem& a, const FileProblem& b) { return a.path < b.path; });
+    std::sort(d.problems.begin(), d.problems.end(),
+              [](const FileProblem& a, const FileProblem& b) { return a.path < b.path; });
     drop_duplicate_runs(d);
     return d;
 }
@@ -306,15 +309,17 @@ std::vector<TraceFile> select_for_range(const std::vector<TraceFile>& files, Tra
     const TraceNumber hi_t = add(end, TraceNumber::integer(kNameTimeMarginUs));
     auto first_at_or_after = [&](TraceNumber t) {
         return std::find_if(stamps.begin(), stamps.end(),
-                            [&](std::int64_t s) { return compare(TraceNumber::integer(s), t) >= 0; }) - stamps.begin();
+                            [&](std::int64_t s) { return compare(TraceNumber::integer(s), t) >= 0; }) -
+               stamps.begin();
     };
     const auto lo = first_at_or_after(lo_t);
     const auto hi = first_at_or_after(hi_t);
     std::vector<TraceFile> out;
     const bool any_named = lo < static_cast<std::ptrdiff_t>(stamps.size());
     const std::int64_t min_stamp = any_named ? stamps[static_cast<std::size_t>(lo)] : 0;
-    const std::int64_t max_stamp =
-        any_named ? stamps[static_cast<std::size_t>(std::min<std::ptrdiff_t>(hi, static_cast<std::ptrdiff_t>(stamps.size()) - 1))] : 0;
+    const std::int64_t max_stamp = any_named ? stamps[static_cast<std::size_t>(std::min<std::ptrdiff_t>(
+                                                   hi, static_cast<std::ptrdiff_t>(stamps.size()) - 1))]
+                                             : 0;
     for (const auto& f : files) {
         if (f.always_read || (any_named && f.timestamp >= min_stamp && f.timestamp <= max_stamp)) out.push_back(f);
     }

@@ -20,11 +20,11 @@ struct TraceFile {
     SourceKind kind = SourceKind::pythontimeline;
     std::int64_t timestamp = 0;  // from the name (or the marker): end of the file's last event, µs
     std::string node_id;
-    bool tensorflow = false;     // TF profiler trace: ts relative to the marker's start time
-    bool has_base = false;       // time base known from outside the file
+    bool tensorflow = false;  // TF profiler trace: ts relative to the marker's start time
+    bool has_base = false;    // time base known from outside the file
     TraceNumber base;
     std::uint64_t size = 0;
-    bool always_read = false;    // no end time in the name (ringprof's own trace): every range reads it
+    bool always_read = false;  // no end time in the name (ringprof's own trace): every range reads it
 };
 
 struct FileProblem {
@@ -33,7 +33,7 @@ struct FileProblem {
 };
 
 struct Discovery {
-    std::vector<TraceFile> files;      // sorted in reading order
+    std::vector<TraceFile> files;  // sorted in reading order
     std::vector<FileProblem> problems;
     // ringprof traces left out because the same run's pythontimeline files are merged (reason says so).
     std::vector<FileProblem> duplicates;

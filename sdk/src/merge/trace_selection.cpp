@@ -31,7 +31,8 @@ private:
 void check_range_request(const std::optional<std::pair<std::int64_t, std::int64_t>>& request, MergeUnit unit) {
     if (!request) return;
     if (unit == MergeUnit::time && request->second < request->first) {
-        throw MergeError("end " + std::to_string(request->second) + " is before start " + std::to_string(request->first));
+        throw MergeError("end " + std::to_string(request->second) + " is before start " +
+                         std::to_string(request->first));
     }
     if (unit == MergeUnit::step && request->second <= request->first) {
         throw MergeError("end step " + std::to_string(request->second) + " must be after start step " +
@@ -44,14 +45,17 @@ std::optional<TimeRange> resolve_range(const std::string& root,
                                        MergeUnit unit, std::map<std::string, std::string>& skipped) {
     if (!request) return std::nullopt;
     check_range_request(request, unit);
-    if (unit == MergeUnit::time) return TimeRange(TraceNumber::integer(request->first), TraceNumber::integer(request->second));
+    if (unit == MergeUnit::time)
+        return TimeRange(TraceNumber::integer(request->first), TraceNumber::integer(request->second));
     // Steps come from pythontimeline files whatever the suffix filter says, as in smdebug.
     Discovery py = discover_trace_files(root, {"pythontimeline.json"});
     for (const auto& p : py.problems) skipped.emplace(p.path, p.reason);
     StepSink steps(request->first, request->second);
     for (const auto& f : py.files) {
         ReadOutcome o;
-        if (auto err = read_trace_file(f, steps, [] {}, o)) skipped.emplace(f.path, *err);
+        if (auto err = read_trace_file(
+                f, steps, [] {}, o))
+            skipped.emplace(f.path, *err);
     }
     if (!steps.start_of_first || !steps.start_of_second) {
         const std::int64_t missing = !steps.start_of_first ? request->first : request->second;

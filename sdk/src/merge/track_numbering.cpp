@@ -16,10 +16,10 @@ struct PidRange {
     const char* substring;
     std::int64_t first;
 };
-constexpr PidRange kRanges[] = {{"Step:", 1},           {"Forward", 10000},       {"Backward", 20000},
-                                {"DataIterator", 30000}, {"Dataset", 40000},       {"/device", 50000},
-                                {"/host", 60000},        {"gpu_functions", 70000}, {"cpu_functions", 80000},
-                                {"Horovod", 90000},      {nullptr, 1000000}};
+constexpr PidRange kRanges[] = {
+    {"Step:", 1},       {"Forward", 10000}, {"Backward", 20000},      {"DataIterator", 30000},  {"Dataset", 40000},
+    {"/device", 50000}, {"/host", 60000},   {"gpu_functions", 70000}, {"cpu_functions", 80000}, {"Horovod", 90000},
+    {nullptr, 1000000}};
 constexpr std::size_t kRangeCount = sizeof kRanges / sizeof kRanges[0];
 
 }  // namespace

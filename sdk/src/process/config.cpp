@@ -26,17 +26,22 @@ Config Config::from_environment() {
     // macro, which means something else, hence the name that says what it does.
     const std::optional<bool> start_recording = env_bool("RINGPROF_START_RECORDING");
     const std::optional<bool> enabled = env_bool("RINGPROF_ENABLED");
-    if (start_recording) c.start_enabled = *start_recording;
-    else if (enabled) c.start_enabled = *enabled;
+    if (start_recording)
+        c.start_enabled = *start_recording;
+    else if (enabled)
+        c.start_enabled = *enabled;
     if (start_recording && enabled && *start_recording != *enabled) {
         detail::warn_env("RINGPROF_ENABLED", env_string("RINGPROF_ENABLED").value_or(""),
                          "RINGPROF_START_RECORDING, its newer name, is set too and is used");
     }
     if (auto v = env_string("RINGPROF_BACKENDS")) c.backends = detail::split_list(*v);
     if (auto v = env_string("RINGPROF_TIMERS_FORMAT")) {
-        if (*v == "dict") c.timers_format = TimersFormat::Dict;
-        else if (*v == "list") c.timers_format = TimersFormat::List;
-        else detail::warn_env("RINGPROF_TIMERS_FORMAT", *v, "expected 'list' or 'dict'");
+        if (*v == "dict")
+            c.timers_format = TimersFormat::Dict;
+        else if (*v == "list")
+            c.timers_format = TimersFormat::List;
+        else
+            detail::warn_env("RINGPROF_TIMERS_FORMAT", *v, "expected 'list' or 'dict'");
     }
     if (auto v = env_setting(detail::kFlushIntervalSetting)) {
         c.flush_interval_ms = static_cast<std::uint32_t>(*v);
@@ -56,9 +61,12 @@ Config Config::from_environment() {
         c.pythontimeline_max_seconds = static_cast<std::uint32_t>(*v);
     }
     if (auto v = env_string("RINGPROF_ON_FULL")) {
-        if (*v == "wait") c.on_full = OnFull::Wait;
-        else if (*v == "drop") c.on_full = OnFull::Drop;
-        else detail::warn_env("RINGPROF_ON_FULL", *v, "expected 'wait' or 'drop'");
+        if (*v == "wait")
+            c.on_full = OnFull::Wait;
+        else if (*v == "drop")
+            c.on_full = OnFull::Drop;
+        else
+            detail::warn_env("RINGPROF_ON_FULL", *v, "expected 'wait' or 'drop'");
     }
     return c;
 }

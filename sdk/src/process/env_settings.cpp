@@ -14,8 +14,8 @@ std::optional<std::string> env_string(const char* name) {
 }
 
 void warn_env(const char* name, std::string_view value, std::string_view problem) {
-    std::fprintf(stderr, "ringprof: ignoring %s='%.*s': %.*s\n", name, static_cast<int>(value.size()),
-                 value.data(), static_cast<int>(problem.size()), problem.data());
+    std::fprintf(stderr, "ringprof: ignoring %s='%.*s': %.*s\n", name, static_cast<int>(value.size()), value.data(),
+                 static_cast<int>(problem.size()), problem.data());
 }
 
 std::optional<std::uint64_t> env_unsigned(const char* name, std::uint64_t min, std::uint64_t max) {

@@ -19,16 +19,17 @@ inline constexpr std::uint64_t kMaxRingBytes = std::uint64_t{1} << 30;
 
 // 64 events: less cannot hold one deep stack.
 inline constexpr NumericSetting kRingBytesSetting{"RINGPROF_RING_BYTES", 1024, kMaxRingBytes};
-inline constexpr NumericSetting kFlushIntervalSetting{"RINGPROF_FLUSH_INTERVAL_MS", 0, 86400000};  // a day
+inline constexpr NumericSetting kFlushIntervalSetting{"RINGPROF_FLUSH_INTERVAL_MS", 0, 86400000};     // a day
 inline constexpr NumericSetting kTimelineMinNsSetting{"RINGPROF_TIMELINE_MIN_NS", 0, 3600000000000};  // an hour
 inline constexpr NumericSetting kTimelineMaxDepthSetting{"RINGPROF_TIMELINE_MAX_DEPTH", 0, 1000000};
 // At most about 3 GiB at 48 bytes a span.
 inline constexpr NumericSetting kTimelineQueueSpansSetting{"RINGPROF_TIMELINE_QUEUE_SPANS", 16, std::uint64_t{1} << 26};
 // A pythontimeline file of less than 64 KiB holds a few hundred spans: smaller limits only
 // multiply files (0 once wrote 107,037 files in 0.3 s).
-inline constexpr NumericSetting kPythonTimelineBytesSetting{"RINGPROF_PYTHONTIMELINE_MAX_BYTES", std::uint64_t{64} << 10,
-                                                            std::uint64_t{1} << 40};
-inline constexpr NumericSetting kPythonTimelineSecondsSetting{"RINGPROF_PYTHONTIMELINE_MAX_SECONDS", 0, 604800};  // a week; 0: no age limit
+inline constexpr NumericSetting kPythonTimelineBytesSetting{"RINGPROF_PYTHONTIMELINE_MAX_BYTES",
+                                                            std::uint64_t{64} << 10, std::uint64_t{1} << 40};
+inline constexpr NumericSetting kPythonTimelineSecondsSetting{"RINGPROF_PYTHONTIMELINE_MAX_SECONDS", 0,
+                                                              604800};  // a week; 0: no age limit
 
 inline constexpr std::array<NumericSetting, 7> kNumericSettings = {
     kRingBytesSetting,          kFlushIntervalSetting,       kTimelineMinNsSetting,         kTimelineMaxDepthSetting,

@@ -60,13 +60,14 @@ void ensure_output_dir(const std::string& dir) {
             throw output_error("cannot create output folder", partial, errno);
         }
     }
-    struct stat st{};
+    struct stat st {};
     if (::stat(dir.c_str(), &st) != 0) {
         const int err = errno;
         const std::string reason = std::strerror(err);
         throw OutputError("cannot use output folder '" + dir + "': " + reason, dir, reason);
     }
-    if (!S_ISDIR(st.st_mode)) throw OutputError("cannot use output folder '" + dir + "': not a folder", dir, "not a folder");
+    if (!S_ISDIR(st.st_mode))
+        throw OutputError("cannot use output folder '" + dir + "': not a folder", dir, "not a folder");
     if (::access(dir.c_str(), W_OK | X_OK) != 0) {
         const std::string reason = std::strerror(errno);
         throw OutputError("cannot write into output folder '" + dir + "': " + reason, dir, reason);
@@ -101,14 +102,15 @@ detail::OutputFolder folder_of_file(const std::string& path) {
 }
 
 OutputError keeping_previous(const OutputError& e, const std::string& path) {
-    return OutputError(std::string(e.what()) + " (the previous version of '" + path + "', if any, is kept)",
-                       e.folder(), e.reason());
+    return OutputError(std::string(e.what()) + " (the previous version of '" + path + "', if any, is kept)", e.folder(),
+                       e.reason());
 }
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path)
     : path_(std::move(path)), folder_(std::make_unique<detail::OutputFolder>(folder_of_file(path_))) {
-    const int fd = detail::create_new_file(*folder_, base_name(path_) + "." + std::to_string(current_pid()) + ".tmp", &temp_name_);
+    const int fd =
+        detail::create_new_file(*folder_, base_name(path_) + "." + std::to_string(current_pid()) + ".tmp", &temp_name_);
     file_.adopt(fd, folder_->path_of(temp_name_));
 }
 
@@ -133,7 +135,8 @@ void AtomicFile::write_buffer() {
 
 void AtomicFile::write(std::string_view data) {
     if (buffer_.size() + data.size() <= kAtomicFileBuffer) {
-        if (buffer_.capacity() == 0) buffer_.reserve(std::min(kAtomicFileBuffer, std::max<std::size_t>(data.size(), 4096)));
+        if (buffer_.capacity() == 0)
+            buffer_.reserve(std::min(kAtomicFileBuffer, std::max<std::size_t>(data.size(), 4096)));
         buffer_.append(data);
         return;
     }

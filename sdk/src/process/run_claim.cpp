@@ -25,12 +25,13 @@ RunClaim::Outcome RunClaim::try_claim(const std::string& name) {
         try {
             fd = open_shared_file(folder_, name, &created);
         } catch (const OutputRefused& e) {
-            std::fprintf(stderr, "ringprof: %s (the run id's claim; this process writes its files without one)\n", e.what());
+            std::fprintf(stderr, "ringprof: %s (the run id's claim; this process writes its files without one)\n",
+                         e.what());
             return Outcome::Unavailable;
         } catch (const OutputError&) {
             return Outcome::Unavailable;  // the folder's problem is reported with the outputs
         }
-        struct flock lock{};
+        struct flock lock {};
         lock.l_type = F_WRLCK;
         lock.l_whence = SEEK_SET;
         if (::fcntl(fd, F_SETLK, &lock) != 0) {
@@ -38,7 +39,8 @@ RunClaim::Outcome RunClaim::try_claim(const std::string& name) {
             ::close(fd);
             return err == EACCES || err == EAGAIN ? Outcome::Taken : Outcome::Unavailable;
         }
-        struct stat held{}, named{};
+        struct stat held {
+        }, named{};
         if (::fstat(fd, &held) == 0 && ::fstatat(folder_.fd(), name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
             held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
             fd_ = fd;
@@ -65,8 +67,10 @@ std::string RunClaim::claim(const std::string& dir, const std::string& run_id) {
     }
     switch (try_claim(claim_name(run_id))) {
         case Outcome::Claimed:
-        case Outcome::Unavailable: return run_id;
-        case Outcome::Taken: break;
+        case Outcome::Unavailable:
+            return run_id;
+        case Outcome::Taken:
+            break;
     }
     const std::string base = run_id + "_" + std::to_string(::getpid());
     for (int n = 1; n <= kMaxCandidates; ++n) {

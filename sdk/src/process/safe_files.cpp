@@ -28,14 +28,15 @@ constexpr int kOtherNames = 16;
 
 // What is at `name` in `folder` (not following a link): its mode, or 0 if nothing.
 unsigned mode_at(const OutputFolder& folder, const std::string& name) {
-    struct stat st{};
+    struct stat st {};
     return ::fstatat(folder.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_mode : 0;
 }
 
 std::string free_name_candidate(const std::string& preferred) {
     // Not guessable: another user could otherwise plant these names too.
-    static thread_local std::mt19937_64 random(std::random_device{}() ^
-                                               static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+    static thread_local std::mt19937_64 random(
+        std::random_device{}() ^
+        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
     const std::string tag = "." + std::to_string(random() % 1000000000u);
     const std::string tmp = ".tmp";
     if (preferred.size() > tmp.size() && preferred.compare(preferred.size() - tmp.size(), tmp.size(), tmp) == 0) {
@@ -89,7 +90,7 @@ OutputFolder OutputFolder::subfolder(const std::string& name) const {
         throw output_error("cannot create output folder", path, errno);
     }
     const int fd = ::openat(fd_, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st{};
+    struct stat st {};
     if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) return OutputFolder(fd, path);
     const int err = errno;
     if (fd >= 0) ::close(fd);
@@ -114,7 +115,8 @@ int create_new_file(const OutputFolder& folder, const std::string& preferred, st
         const int err = errno;
         if (err != EEXIST) throw output_error("cannot create", folder.path_of(candidate), err);
         const unsigned there = mode_at(folder, candidate);
-        if (attempt == 0 && there != 0 && !S_ISREG(there)) throw OutputRefused(folder.path_of(candidate), kind_of(there));
+        if (attempt == 0 && there != 0 && !S_ISREG(there))
+            throw OutputRefused(folder.path_of(candidate), kind_of(there));
         if (attempt == kOtherNames) throw output_error("cannot create", folder.path_of(preferred), EEXIST);
         candidate = free_name_candidate(preferred);
     }
@@ -161,7 +163,7 @@ int open_shared_file(const OutputFolder& folder, const std::string& name, bool* 
         if (there != 0 && !S_ISREG(there)) throw OutputRefused(path, kind_of(there));
         throw output_error("cannot open", path, err);
     }
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd, &st) != 0) {
         const int err = errno;
         ::close(fd);

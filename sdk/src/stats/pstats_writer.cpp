@@ -98,10 +98,14 @@ private:
         std::size_t n;
         std::uint32_t cp;
         if (c < 0x80) return 1;
-        if (c >= 0xC2 && c <= 0xDF) n = 2, cp = c & 0x1F;
-        else if (c >= 0xE0 && c <= 0xEF) n = 3, cp = c & 0x0F;
-        else if (c >= 0xF0 && c <= 0xF4) n = 4, cp = c & 0x07;
-        else return 0;
+        if (c >= 0xC2 && c <= 0xDF)
+            n = 2, cp = c & 0x1F;
+        else if (c >= 0xE0 && c <= 0xEF)
+            n = 3, cp = c & 0x0F;
+        else if (c >= 0xF0 && c <= 0xF4)
+            n = 4, cp = c & 0x07;
+        else
+            return 0;
         if (left < n) return 0;
         for (std::size_t i = 1; i < n; ++i) {
             if ((p[i] & 0xC0) != 0x80) return 0;

@@ -25,11 +25,16 @@ using detail::whole_count;
 
 // Fills `c` from a counts field; false if the key is not one of them.
 bool read_count_field(std::string_view key, od::value v, CallCounts& c) {
-    if (key == "ncalls") c.ncalls = whole_count(v, "ncalls");
-    else if (key == "primitive_calls") c.primitive_calls = whole_count(v, "primitive_calls");
-    else if (key == "tottime") c.tottime = seconds(v, "tottime");
-    else if (key == "cumtime") c.cumtime = seconds(v, "cumtime");
-    else return false;
+    if (key == "ncalls")
+        c.ncalls = whole_count(v, "ncalls");
+    else if (key == "primitive_calls")
+        c.primitive_calls = whole_count(v, "primitive_calls");
+    else if (key == "tottime")
+        c.tottime = seconds(v, "tottime");
+    else if (key == "cumtime")
+        c.cumtime = seconds(v, "cumtime");
+    else
+        return false;
     return true;
 }
 
@@ -126,8 +131,8 @@ std::vector<FunctionStats> parse_stats_json(std::string_view text, std::string_v
     for (std::size_t i = 0; i < stats.size(); ++i) {
         for (const CalleeStats& c : stats[i].callees) {
             if (c.callee >= stats.size()) {
-                throw StatsFileError(std::string(source) + ": function " + std::to_string(i) + " (" +
-                                     stats[i].label() + ") names callee " + std::to_string(c.callee) + " of only " +
+                throw StatsFileError(std::string(source) + ": function " + std::to_string(i) + " (" + stats[i].label() +
+                                     ") names callee " + std::to_string(c.callee) + " of only " +
                                      std::to_string(stats.size()) + " functions");
             }
         }

@@ -16,10 +16,10 @@ struct Name {
 // pstats' keys, in the order of pstats.Stats.sort_arg_dict_default: the abbreviations depend
 // on it.
 constexpr Name kNames[] = {
-    {"calls", StatsSort::Calls},       {"ncalls", StatsSort::Calls},     {"cumtime", StatsSort::Cumulative},
+    {"calls", StatsSort::Calls},           {"ncalls", StatsSort::Calls},      {"cumtime", StatsSort::Cumulative},
     {"cumulative", StatsSort::Cumulative}, {"filename", StatsSort::Filename}, {"line", StatsSort::Line},
-    {"module", StatsSort::Filename},   {"name", StatsSort::Name},        {"nfl", StatsSort::Nfl},
-    {"pcalls", StatsSort::Pcalls},     {"stdname", StatsSort::Stdname},  {"time", StatsSort::Tottime},
+    {"module", StatsSort::Filename},       {"name", StatsSort::Name},         {"nfl", StatsSort::Nfl},
+    {"pcalls", StatsSort::Pcalls},         {"stdname", StatsSort::Stdname},   {"time", StatsSort::Tottime},
     {"tottime", StatsSort::Tottime},
 };
 

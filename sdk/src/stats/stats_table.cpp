@@ -17,15 +17,24 @@ namespace {
 
 const char* order_description(StatsSort sort) {
     switch (sort) {
-        case StatsSort::Calls: return "call count";
-        case StatsSort::Cumulative: return "cumulative time";
-        case StatsSort::Tottime: return "internal time";
-        case StatsSort::Name: return "function name";
-        case StatsSort::Filename: return "file name";
-        case StatsSort::Line: return "line number";
-        case StatsSort::Pcalls: return "primitive call count";
-        case StatsSort::Nfl: return "name/file/line";
-        case StatsSort::Stdname: break;
+        case StatsSort::Calls:
+            return "call count";
+        case StatsSort::Cumulative:
+            return "cumulative time";
+        case StatsSort::Tottime:
+            return "internal time";
+        case StatsSort::Name:
+            return "function name";
+        case StatsSort::Filename:
+            return "file name";
+        case StatsSort::Line:
+            return "line number";
+        case StatsSort::Pcalls:
+            return "primitive call count";
+        case StatsSort::Nfl:
+            return "name/file/line";
+        case StatsSort::Stdname:
+            break;
     }
     return "standard name";
 }
@@ -143,11 +152,15 @@ std::string stats_table(const std::vector<FunctionStats>& stats, const StatsTabl
             fmt::format_to(to, FMT_COMPILE("{:>9} "), c.ncalls);
         }
         fmt::format_to(to, FMT_COMPILE("{:8.3f} "), c.tottime);
-        if (c.ncalls == 0) out.append(8, ' ');
-        else fmt::format_to(to, FMT_COMPILE("{:8.3f}"), c.tottime / static_cast<double>(c.ncalls));
+        if (c.ncalls == 0)
+            out.append(8, ' ');
+        else
+            fmt::format_to(to, FMT_COMPILE("{:8.3f}"), c.tottime / static_cast<double>(c.ncalls));
         fmt::format_to(to, FMT_COMPILE(" {:8.3f} "), c.cumtime);
-        if (c.primitive_calls == 0) out.append(8, ' ');
-        else fmt::format_to(to, FMT_COMPILE("{:8.3f}"), c.cumtime / static_cast<double>(c.primitive_calls));
+        if (c.primitive_calls == 0)
+            out.append(8, ' ');
+        else
+            fmt::format_to(to, FMT_COMPILE("{:8.3f}"), c.cumtime / static_cast<double>(c.primitive_calls));
         fmt::format_to(to, FMT_COMPILE(" {}\n"), r.stdname);
     }
     out += "\n\n";

@@ -40,7 +40,8 @@ bool name_from_args(std::string_view args, std::string& out) {
             if (v.get_string().get(text)) return found;
         } else {
             text = v.raw_json_token();
-            while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\t' || text.back() == '\r'))
+            while (!text.empty() &&
+                   (text.back() == ' ' || text.back() == '\n' || text.back() == '\t' || text.back() == '\r'))
                 text.remove_suffix(1);
         }
         out.assign(text);

@@ -50,7 +50,10 @@ public:
     NameTable& operator=(const NameTable&) = delete;
     std::uint32_t id(std::string_view name);
     const std::deque<std::string>& names() const { return names_; }
-    void clear() { names_.clear(); ids_.clear(); }
+    void clear() {
+        names_.clear();
+        ids_.clear();
+    }
 
 private:
     std::deque<std::string> names_;
@@ -67,8 +70,8 @@ struct FileSteps {
     StepSpans metric_spans, phase_spans;
     std::unordered_map<std::int64_t, StepSpan> node_spans;  // the file's node, per step
     std::unordered_map<std::int64_t, StepSpan> step_marks;  // Step:ModeKeys events with a step
-    std::vector<LooseEvent> loose;         // first reading: events without step_num, kept
-    std::uint64_t outside = 0;             // second reading: events in no step
+    std::vector<LooseEvent> loose;                          // first reading: events without step_num, kept
+    std::uint64_t outside = 0;                              // second reading: events in no step
     std::set<std::uint32_t> outside_metrics;
     void clear() { *this = FileSteps(); }
 };

@@ -22,8 +22,8 @@ private:
         StepSpan span;
         std::int64_t step;
     };
-    std::vector<Entry> by_start_;      // sorted by start
-    std::vector<TraceNumber> reach_;   // the latest end among by_start_[0..i]
+    std::vector<Entry> by_start_;     // sorted by start
+    std::vector<TraceNumber> reach_;  // the latest end among by_start_[0..i]
 };
 
 }  // namespace ringprof::detail

@@ -69,15 +69,20 @@ std::string render_step_table(const StepAnalysis& a, StepGrouping by) {
     std::size_t width = step_grouping_name(by).size();
     for (const auto& r : rows) width = std::max(width, r.group.size());
     std::string out;
-    auto line = [&](auto&&... cols) { fmt::format_to(std::back_inserter(out), "{:<{}}  {:>6}  {:>12}  {:>12}  {:>12}  {:>12}  {:>12}  {:>12}\n", cols...); };
+    auto line = [&](auto&&... cols) {
+        fmt::format_to(std::back_inserter(out), "{:<{}}  {:>6}  {:>12}  {:>12}  {:>12}  {:>12}  {:>12}  {:>12}\n",
+                       cols...);
+    };
     line(step_grouping_name(by), width, "steps", "mean_us", "min_us", "max_us", "p50_us", "p95_us", "p99_us");
-    for (const auto& r : rows) line(r.group, width, r.steps, us(r.mean_us), us(r.min_us), us(r.max_us), us(r.p50_us), us(r.p95_us), us(r.p99_us));
+    for (const auto& r : rows)
+        line(r.group, width, r.steps, us(r.mean_us), us(r.min_us), us(r.max_us), us(r.p50_us), us(r.p95_us),
+             us(r.p99_us));
     if (!a.steps.empty()) {
         out += "\nsteps (node = host and process; slowest = longest span of its events in the step):\n";
         std::size_t node_width = 12;
         for (const auto& s : a.steps) node_width = std::max(node_width, s.slowest_node.size());
-        fmt::format_to(std::back_inserter(out), "{:>8}  {:>12}  {:<{}}  {:>12}  {:>16}  {:>6}  {}\n", "step", "duration_us",
-                       "slowest_node", node_width, "slowest_us", "median_others_us", "ratio", "outlier");
+        fmt::format_to(std::back_inserter(out), "{:>8}  {:>12}  {:<{}}  {:>12}  {:>16}  {:>6}  {}\n", "step",
+                       "duration_us", "slowest_node", node_width, "slowest_us", "median_others_us", "ratio", "outlier");
         for (const auto& s : a.steps) {
             const std::string median = s.median_of_others_us ? us(*s.median_of_others_us) : "-";
             const std::string ratio = s.median_of_others_us && *s.median_of_others_us > 0
@@ -95,7 +100,8 @@ std::string render_step_table(const StepAnalysis& a, StepGrouping by) {
         }
         std::uint64_t outliers = 0;
         for (const auto& s : a.steps) outliers += s.outlier ? 1 : 0;
-        fmt::format_to(std::back_inserter(out), "outliers: {} of {} steps; rule: {}\n", outliers, a.steps.size(), outlier_rule(a));
+        fmt::format_to(std::back_inserter(out), "outliers: {} of {} steps; rule: {}\n", outliers, a.steps.size(),
+                       outlier_rule(a));
     }
     return out;
 }
@@ -113,9 +119,9 @@ std::string render_step_json(const StepAnalysis& a, StepGrouping by) {
         out += ": ";
         append_json_string(out, r.group);
         fmt::format_to(std::back_inserter(out), ", \"steps\": {}", r.steps);
-        const std::pair<const char*, double> numbers[] = {{"duration_mean_us", r.mean_us}, {"duration_min_us", r.min_us},
-                                                           {"duration_max_us", r.max_us}, {"duration_p50_us", r.p50_us},
-                                                           {"duration_p95_us", r.p95_us}, {"duration_p99_us", r.p99_us}};
+        const std::pair<const char*, double> numbers[] = {
+            {"duration_mean_us", r.mean_us}, {"duration_min_us", r.min_us}, {"duration_max_us", r.max_us},
+            {"duration_p50_us", r.p50_us},   {"duration_p95_us", r.p95_us}, {"duration_p99_us", r.p99_us}};
         for (const auto& [key, v] : numbers) {
             fmt::format_to(std::back_inserter(out), ", \"{}\": ", key);
             append_float(out, v);
@@ -134,8 +140,10 @@ std::string render_step_json(const StepAnalysis& a, StepGrouping by) {
         out += ", \"slowest_us\": ";
         append_float(out, s.slowest_us);
         out += ", \"median_of_others_us\": ";
-        if (s.median_of_others_us) append_float(out, *s.median_of_others_us);
-        else out += "null";
+        if (s.median_of_others_us)
+            append_float(out, *s.median_of_others_us);
+        else
+            out += "null";
         fmt::format_to(std::back_inserter(out), ", \"outlier\": {}}}", s.outlier ? "true" : "false");
     }
     out += "],\n\"outliers\": {\"rule\": \"duration_us > median_us + k * mad_us\", \"k\": ";
@@ -159,7 +167,8 @@ std::string render_step_json(const StepAnalysis& a, StepGrouping by) {
         append_json_string(out, node);
         fmt::format_to(std::back_inserter(out), ", \"steps\": {}}}", n);
     }
-    fmt::format_to(std::back_inserter(out), "],\n\"outside_steps\": {{\"events\": {}, \"names\": [", a.events_outside_steps);
+    fmt::format_to(std::back_inserter(out), "],\n\"outside_steps\": {{\"events\": {}, \"names\": [",
+                   a.events_outside_steps);
     first = true;
     for (const auto& n : a.names_outside_steps) {
         if (!first) out += ", ";

@@ -28,20 +28,28 @@ std::optional<StepGrouping> step_grouping_named(std::string_view name) {
 
 std::string_view step_grouping_name(StepGrouping by) {
     switch (by) {
-        case StepGrouping::training_phase: return "training_phase";
-        case StepGrouping::process: return "process";
-        case StepGrouping::framework_metric: return "framework_metric";
-        case StepGrouping::node: return "node";
+        case StepGrouping::training_phase:
+            return "training_phase";
+        case StepGrouping::process:
+            return "process";
+        case StepGrouping::framework_metric:
+            return "framework_metric";
+        case StepGrouping::node:
+            return "node";
     }
     return "?";
 }
 
 const std::vector<StepGroupStats>& StepAnalysis::by(StepGrouping g) const {
     switch (g) {
-        case StepGrouping::training_phase: return training_phase;
-        case StepGrouping::process: return process;
-        case StepGrouping::framework_metric: return framework_metric;
-        case StepGrouping::node: return node;
+        case StepGrouping::training_phase:
+            return training_phase;
+        case StepGrouping::process:
+            return process;
+        case StepGrouping::framework_metric:
+            return framework_metric;
+        case StepGrouping::node:
+            return node;
     }
     throw std::invalid_argument("unknown step grouping");
 }
@@ -107,7 +115,8 @@ std::vector<StepGroupStats> describe_groups(const m::StepSpans& spans, const m::
         row.p99_us = d.p99;
         rows.push_back(std::move(row));
     }
-    std::sort(rows.begin(), rows.end(), [](const StepGroupStats& a, const StepGroupStats& b) { return a.group < b.group; });
+    std::sort(rows.begin(), rows.end(),
+              [](const StepGroupStats& a, const StepGroupStats& b) { return a.group < b.group; });
     return rows;
 }
 
@@ -160,7 +169,8 @@ JobSteps read_job(const std::vector<m::TraceFile>& files, const std::optional<m:
         const std::size_t i = order[k];
         m::StepEventSink sink(of_file[i], range, budget, finder);
         m::FileMessage done;
-        done.error = m::read_trace_file(files[i], sink, [&] { of_file[i].clear(); }, done.outcome);
+        done.error = m::read_trace_file(
+            files[i], sink, [&] { of_file[i].clear(); }, done.outcome);
         return done;
     };
     JobSteps job;
@@ -205,7 +215,8 @@ StepAnalysis analyze_steps(const std::string& path, const StepRequest& request) 
     std::map<std::string, std::string> skipped;  // path -> reason, one message per input
     for (const auto& p : found.problems) skipped.emplace(p.path, p.reason);
     const std::optional<m::TimeRange> range = m::resolve_range(path, request.range, request.unit, skipped);
-    const std::vector<m::TraceFile> files = range ? m::select_for_range(found.files, range->first, range->second) : found.files;
+    const std::vector<m::TraceFile> files =
+        range ? m::select_for_range(found.files, range->first, range->second) : found.files;
 
     const unsigned threads = request.reader_threads ? request.reader_threads : m::default_reader_threads();
     // One reading keeps the events without step_num until every file's steps are known; when

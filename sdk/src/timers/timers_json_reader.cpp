@@ -42,11 +42,16 @@ void read_gauge_fields(od::value gauge, Gauge& g, std::string* name) {
     for (auto field : object_of(gauge, "a gauge")) {
         const std::string_view key = field.unescaped_key();
         od::value v = field.value();
-        if (key == "name" && name != nullptr) *name = string_of(v, "name");
-        else if (key == "value") g.value = gauge_number(v, "value");
-        else if (key == "min") g.min = gauge_number(v, "min");
-        else if (key == "max") g.max = gauge_number(v, "max");
-        else if (key == "count") g.count = whole_count(v, "count");
+        if (key == "name" && name != nullptr)
+            *name = string_of(v, "name");
+        else if (key == "value")
+            g.value = gauge_number(v, "value");
+        else if (key == "min")
+            g.min = gauge_number(v, "min");
+        else if (key == "max")
+            g.max = gauge_number(v, "max");
+        else if (key == "count")
+            g.count = whole_count(v, "count");
         // Other keys (e.g. a count of non-finite values) are later additions: skipped.
     }
 }
@@ -153,7 +158,8 @@ TimerTree parse_timers_json(std::string_view text, std::string_view source) {
     TimerTree tree;
     tree.root.name.clear();
     auto fail = [&](const std::string& what, const char* at) -> TimerTree {
-        throw TimersJsonError(std::string(source) + ": not a timers file: " + detail::located_problem(text, padded, what, at));
+        throw TimersJsonError(std::string(source) +
+                              ": not a timers file: " + detail::located_problem(text, padded, what, at));
     };
     if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
         throw TimersJsonError(std::string(source) + ": not a timers file: the input is empty");

@@ -20,9 +20,7 @@ using detail::append_python_float;
 // recursion write 3.2 GB (quadratic); capped, that file is a few MB.
 constexpr int kMaxIndentDepth = 32;
 
-void append_count(std::string& out, std::uint64_t n) {
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), n);
-}
+void append_count(std::string& out, std::uint64_t n) { fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), n); }
 
 void line_break(std::string& out, int depth) {
     if (depth > kMaxIndentDepth) return;
@@ -100,8 +98,7 @@ void write_metadata(std::string& out, const TimerTree& tree, int depth) {
     mw.close();
 }
 
-void write_node(std::string& out, const TimerNode& node, int depth, TimersFormat format,
-                const TimerTree* root_extras) {
+void write_node(std::string& out, const TimerNode& node, int depth, TimersFormat format, const TimerTree* root_extras) {
     ObjectWriter w(out, depth);
     const bool dict = format == TimersFormat::Dict;
     if (!dict || root_extras != nullptr) append_json_string(w.key("name"), node.name);

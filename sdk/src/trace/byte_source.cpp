@@ -71,7 +71,10 @@ public:
                 member_done_ = false;
             }
             const int rc = inflate(&z_, Z_NO_FLUSH);
-            if (rc == Z_STREAM_END) { member_done_ = true; continue; }
+            if (rc == Z_STREAM_END) {
+                member_done_ = true;
+                continue;
+            }
             if (rc == Z_BUF_ERROR || (rc == Z_OK && z_.avail_in == 0 && in_eof_)) {
                 if (in_eof_ && z_.avail_in == 0) throw InputError("truncated gzip stream (compressed data ends early)");
                 continue;
@@ -86,7 +89,8 @@ public:
         if (inflated_ > kGzipRatioCheckedFrom && inflated_ / kMaxGzipRatio > compressed_) {
             throw InputError("gzip data inflates to over " + std::to_string(kMaxGzipRatio) +
                              " times its compressed size (" + std::to_string(inflated_ >> 20) + " MiB from " +
-                             std::to_string(compressed_ >> 10) + " KiB so far), past the limit no trace reaches: "
+                             std::to_string(compressed_ >> 10) +
+                             " KiB so far), past the limit no trace reaches: "
                              "a gzip bomb, read no further");
         }
         return produced;

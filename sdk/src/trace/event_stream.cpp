@@ -76,7 +76,10 @@ bool EventStream::fill() {
         buf_.resize(cap_ + simdjson::SIMDJSON_PADDING + 2);
     }
     const std::size_t n = src_.read(data() + end_, cap_ - end_);
-    if (n == 0) { eof_ = true; return false; }
+    if (n == 0) {
+        eof_ = true;
+        return false;
+    }
     end_ += n;
     return true;
 }
@@ -96,7 +99,10 @@ void EventStream::scan_string() {
         const char* base = data();
         while (pos_ < end_) {
             const char c = base[pos_];
-            if (c == '"') { ++pos_; return; }
+            if (c == '"') {
+                ++pos_;
+                return;
+            }
             pos_ += (c == '\\') ? 2 : 1;
         }
         if (pos_ > end_) {  // an escape's second byte is not read yet
@@ -113,7 +119,10 @@ void EventStream::scan_value() {
     const int first = peek_nonspace();
     if (first < 0) fail("input ends where a value was expected");
     mark_ = pos_;
-    if (first == '"') { scan_string(); return; }
+    if (first == '"') {
+        scan_string();
+        return;
+    }
     if (first == '{' || first == '[') {
         char stack[256];
         std::size_t depth = 0;
@@ -154,9 +163,14 @@ bool EventStream::read_object_members() {
     // Entered after '{' (where '}' may close an empty object) or after ',' (a member must follow).
     for (;;) {
         const int c = peek_nonspace();
-        if (c == '}' && !member_expected_) { ++pos_; state_ = State::done; return false; }
-        if (c != '"') fail(c < 0 ? "input ends inside the top-level object (truncated file)"
-                                 : "expected a member name in the top-level object");
+        if (c == '}' && !member_expected_) {
+            ++pos_;
+            state_ = State::done;
+            return false;
+        }
+        if (c != '"')
+            fail(c < 0 ? "input ends inside the top-level object (truncated file)"
+                       : "expected a member name in the top-level object");
         mark_ = pos_;
         scan_string();
         std::string key(data() + mark_ + 1, pos_ - mark_ - 2);
@@ -174,11 +188,17 @@ bool EventStream::read_object_members() {
             return true;
         }
         scan_value();
-        if (pos_ - mark_ <= kMaxKeptMember) members_.emplace_back(std::move(key), std::string(data() + mark_, pos_ - mark_));
+        if (pos_ - mark_ <= kMaxKeptMember)
+            members_.emplace_back(std::move(key), std::string(data() + mark_, pos_ - mark_));
         const int after = peek_nonspace();
-        if (after == '}') { ++pos_; state_ = State::done; return false; }
-        if (after != ',') fail(after < 0 ? "input ends inside the top-level object (truncated file)"
-                                         : "expected ',' or '}' in the top-level object");
+        if (after == '}') {
+            ++pos_;
+            state_ = State::done;
+            return false;
+        }
+        if (after != ',')
+            fail(after < 0 ? "input ends inside the top-level object (truncated file)"
+                           : "expected ',' or '}' in the top-level object");
         ++pos_;
         member_expected_ = true;
     }
@@ -213,7 +233,9 @@ inline BlockMasks classify(const char* p) {
     for (int i = 0; i < 4; ++i) {
         const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
         const __m128i f = _mm_or_si128(v, fold);
-        const auto bits = [](__m128i x) { return static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(x))); };
+        const auto bits = [](__m128i x) {
+            return static_cast<std::uint64_t>(static_cast<std::uint16_t>(_mm_movemask_epi8(x)));
+        };
         m.quote |= bits(_mm_cmpeq_epi8(v, quote)) << (16 * i);
         m.backslash |= bits(_mm_cmpeq_epi8(v, slash)) << (16 * i);
         m.bracket |= bits(_mm_or_si128(_mm_cmpeq_epi8(f, open), _mm_cmpeq_epi8(f, close))) << (16 * i);
@@ -249,7 +271,7 @@ std::size_t object_end(const char* text, std::size_t from, std::size_t end) {
     char stack[256];
     std::size_t depth = 0;
     bool in_string = false;
-    std::size_t skip_to = 0;  // a byte escaped by a backslash is not looked at
+    std::size_t skip_to = 0;                          // a byte escaped by a backslash is not looked at
     const auto bracket = [&](std::size_t i) -> int {  // 1: the object closed at i, -1: give up
         const char c = text[i];
         if (c == '{' || c == '[') {
@@ -282,8 +304,10 @@ std::size_t object_end(const char* text, std::size_t from, std::size_t end) {
             if (i < skip_to) continue;
             const char c = text[i];
             if (in_string) {
-                if (c == '"') in_string = false;
-                else if (c == '\\') skip_to = i + 2;
+                if (c == '"')
+                    in_string = false;
+                else if (c == '\\')
+                    skip_to = i + 2;
                 continue;
             }
             if (c == '"') {
@@ -367,7 +391,11 @@ bool EventStream::next(std::string_view& element) {
                 if (c < 0) fail("file is empty");
                 if (c != '[' && c != '{') not_a_trace("not a JSON array or object");
                 ++pos_;
-                if (c == '[') { array_seen_ = true; state_ = State::in_array; break; }
+                if (c == '[') {
+                    array_seen_ = true;
+                    state_ = State::in_array;
+                    break;
+                }
                 object_form_ = true;
                 state_ = State::object_key;
                 break;
@@ -378,7 +406,11 @@ bool EventStream::next(std::string_view& element) {
             case State::in_array: {
                 const int c = peek_nonspace();
                 if (c < 0) fail("input ends inside the event array (truncated file)");
-                if (c == ']') { ++pos_; state_ = State::after_array; break; }
+                if (c == ']') {
+                    ++pos_;
+                    state_ = State::after_array;
+                    break;
+                }
                 scan_value();
                 element = std::string_view(data() + mark_, pos_ - mark_);
                 state_ = State::after_element;
@@ -387,7 +419,11 @@ bool EventStream::next(std::string_view& element) {
             case State::after_element: {
                 const int c = peek_nonspace();
                 if (c < 0) fail("input ends inside the event array (truncated file)");
-                if (c == ']') { ++pos_; state_ = State::after_array; break; }
+                if (c == ']') {
+                    ++pos_;
+                    state_ = State::after_array;
+                    break;
+                }
                 if (c != ',') fail("expected ',' or ']' between events");
                 ++pos_;
                 const int d = peek_nonspace();
@@ -399,9 +435,14 @@ bool EventStream::next(std::string_view& element) {
             case State::after_array:
                 if (object_form_) {
                     const int c = peek_nonspace();
-                    if (c == '}') { ++pos_; state_ = State::done; break; }
-                    if (c != ',') fail(c < 0 ? "input ends inside the top-level object (truncated file)"
-                                             : "expected ',' or '}' after traceEvents");
+                    if (c == '}') {
+                        ++pos_;
+                        state_ = State::done;
+                        break;
+                    }
+                    if (c != ',')
+                        fail(c < 0 ? "input ends inside the top-level object (truncated file)"
+                                   : "expected ',' or '}' after traceEvents");
                     ++pos_;
                     member_expected_ = true;
                     state_ = State::object_key;

@@ -88,9 +88,9 @@ private:
     bool fill();  // reads more; returns false at end of input
     [[noreturn]] void fail(const char* what) const;
     [[noreturn]] void not_a_trace(const char* what) const;
-    int peek_nonspace();  // -1 at end of input
-    void scan_value();    // advances pos_ over one JSON value starting at pos_
-    void scan_string();   // pos_ at the opening quote
+    int peek_nonspace();         // -1 at end of input
+    void scan_value();           // advances pos_ over one JSON value starting at pos_
+    void scan_string();          // pos_ at the opening quote
     bool read_object_members();  // true when positioned inside traceEvents' array
 
     ByteSource& src_;

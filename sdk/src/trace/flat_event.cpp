@@ -239,11 +239,21 @@ inline Pos literal(Pos q, Pos end, std::string_view word) {
 Pos skip_scalar(Pos q, Pos end) {
     if (q >= end) return nullptr;
     switch (*q) {
-        case '"': { std::string_view s; return plain_string(q, end, s); }
-        case 't': return literal(q, end, "true");
-        case 'f': return literal(q, end, "false");
-        case 'n': return literal(q, end, "null");
-        default: { TraceNumber n; std::string_view token; return number(q, end, n, token); }
+        case '"': {
+            std::string_view s;
+            return plain_string(q, end, s);
+        }
+        case 't':
+            return literal(q, end, "true");
+        case 'f':
+            return literal(q, end, "false");
+        case 'n':
+            return literal(q, end, "null");
+        default: {
+            TraceNumber n;
+            std::string_view token;
+            return number(q, end, n, token);
+        }
     }
 }
 
@@ -256,8 +266,14 @@ inline Pos after_member(Pos q, Pos end, bool& more) {
         if (q[1] == ' ' && static_cast<unsigned char>(q[2]) > ' ') return q + 2;
     }
     q = skip_space(q, end);
-    if (q < end && *q == ',') { more = true; return skip_space(q + 1, end); }
-    if (q < end && *q == '}') { more = false; return q + 1; }
+    if (q < end && *q == ',') {
+        more = true;
+        return skip_space(q + 1, end);
+    }
+    if (q < end && *q == '}') {
+        more = false;
+        return q + 1;
+    }
     return nullptr;
 }
 
@@ -286,13 +302,17 @@ public:
     // fixed 16-byte word when the input has that many bytes left.
     bool input(std::string_view piece) {
         if (piece.size() > room()) return false;
-        if (piece.size() <= 16 && input_end_ - piece.data() >= 16) std::memcpy(at_, piece.data(), 16);
-        else std::memcpy(at_, piece.data(), piece.size());
+        if (piece.size() <= 16 && input_end_ - piece.data() >= 16)
+            std::memcpy(at_, piece.data(), 16);
+        else
+            std::memcpy(at_, piece.data(), piece.size());
         at_ += piece.size();
         return true;
     }
     template <std::size_t N>
-    bool literal(const char (&s)[N]) { return other(std::string_view(s, N - 1)); }
+    bool literal(const char (&s)[N]) {
+        return other(std::string_view(s, N - 1));
+    }
     bool other(std::string_view s) {
         if (s.size() > room()) return false;
         std::memcpy(at_, s.data(), s.size());
@@ -351,13 +371,18 @@ Pos read_flat_args(Pos q, Pos end, ParsedEvent& p) {
 }
 
 [[gnu::always_inline]] inline Pos read_id(Pos q, Pos end, bool& has, std::string_view& id) {
-    if (q < end && *q == '"') q = plain_string(q, end, id);
-    else { TraceNumber n; q = number(q, end, n, id); }  // ids keep the number as written
+    if (q < end && *q == '"')
+        q = plain_string(q, end, id);
+    else {
+        TraceNumber n;
+        q = number(q, end, n, id);
+    }  // ids keep the number as written
     has = q != nullptr;
     return q;
 }
 
-[[gnu::always_inline]] inline Pos read_time(Pos q, Pos end, bool& has, TraceNumber& out, ParsedEvent& p, std::string_view* text) {
+[[gnu::always_inline]] inline Pos read_time(Pos q, Pos end, bool& has, TraceNumber& out, ParsedEvent& p,
+                                            std::string_view* text) {
     TraceNumber n;
     std::string_view token;
     if (!(q = number(q, end, n, token))) return nullptr;
@@ -378,10 +403,14 @@ enum class Field { ph, ts, pid, tid, dur, name, args, other };
 // Told apart by length before a full compare.
 Field field_of(std::string_view key) {
     switch (key.size()) {
-        case 2: return key == "ph" ? Field::ph : key == "ts" ? Field::ts : Field::other;
-        case 3: return key == "pid" ? Field::pid : key == "tid" ? Field::tid : key == "dur" ? Field::dur : Field::other;
-        case 4: return key == "name" ? Field::name : key == "args" ? Field::args : Field::other;
-        default: return Field::other;
+        case 2:
+            return key == "ph" ? Field::ph : key == "ts" ? Field::ts : Field::other;
+        case 3:
+            return key == "pid" ? Field::pid : key == "tid" ? Field::tid : key == "dur" ? Field::dur : Field::other;
+        case 4:
+            return key == "name" ? Field::name : key == "args" ? Field::args : Field::other;
+        default:
+            return Field::other;
     }
 }
 
@@ -402,16 +431,22 @@ inline Pos known_key(Pos q, Pos end, Field& f) {
     if (!kEightAtOnce || end - q < 8) return nullptr;
     std::uint64_t w;
     std::memcpy(&w, q, 8);
-    const auto is = [w](std::uint64_t key, std::size_t bytes) { return (w & (~std::uint64_t{0} >> (64 - 8 * bytes))) == key; };
+    const auto is = [w](std::uint64_t key, std::size_t bytes) {
+        return (w & (~std::uint64_t{0} >> (64 - 8 * bytes))) == key;
+    };
     std::size_t n = 0;
     switch (q[1]) {
         case 'p':
-            if (is(word_of("\"ph\":"), 5)) f = Field::ph, n = 5;
-            else if (is(word_of("\"pid\":"), 6)) f = Field::pid, n = 6;
+            if (is(word_of("\"ph\":"), 5))
+                f = Field::ph, n = 5;
+            else if (is(word_of("\"pid\":"), 6))
+                f = Field::pid, n = 6;
             break;
         case 't':
-            if (is(word_of("\"ts\":"), 5)) f = Field::ts, n = 5;
-            else if (is(word_of("\"tid\":"), 6)) f = Field::tid, n = 6;
+            if (is(word_of("\"ts\":"), 5))
+                f = Field::ts, n = 5;
+            else if (is(word_of("\"tid\":"), 6))
+                f = Field::tid, n = 6;
             break;
         case 'd':
             if (is(word_of("\"dur\":"), 6)) f = Field::dur, n = 6;
@@ -430,17 +465,26 @@ inline Pos known_key(Pos q, Pos end, Field& f) {
 
 [[gnu::always_inline]] inline Pos read_member(Pos q, Pos end, Field field, ParsedEvent& p) {
     switch (field) {
-        case Field::ph: q = plain_string(q, end, p.ph); p.has_ph = q != nullptr; return q;
-        case Field::ts: return read_time(q, end, p.has_ts, p.ts, p, nullptr);
-        case Field::pid: return read_id(q, end, p.has_pid, p.pid);
-        case Field::tid: return read_id(q, end, p.has_tid, p.tid);
-        case Field::dur: return read_time(q, end, p.has_dur, p.dur, p, &p.dur_text);
+        case Field::ph:
+            q = plain_string(q, end, p.ph);
+            p.has_ph = q != nullptr;
+            return q;
+        case Field::ts:
+            return read_time(q, end, p.has_ts, p.ts, p, nullptr);
+        case Field::pid:
+            return read_id(q, end, p.has_pid, p.pid);
+        case Field::tid:
+            return read_id(q, end, p.has_tid, p.tid);
+        case Field::dur:
+            return read_time(q, end, p.has_dur, p.dur, p, &p.dur_text);
         case Field::name:
             q = plain_string(q, end, p.name);
             p.has_name = p.name_ok = p.name_plain = q != nullptr;
             return q;
-        case Field::args: return read_flat_args(q, end, p);
-        case Field::other: break;
+        case Field::args:
+            return read_flat_args(q, end, p);
+        case Field::other:
+            break;
     }
     return skip_scalar(q, end);
 }
@@ -474,7 +518,7 @@ bool python_number_text(std::string_view token, TraceNumber n) {
     if (whole_digits != 1 || *whole != '0') return whole_digits + (fraction_zero ? 0 : fraction_digits) <= 15;
     const char* first = fraction;
     while (first < end && *first == '0') ++first;
-    if (first == end) return true;  // 0.0 or -0.0
+    if (first == end) return true;           // 0.0 or -0.0
     if (first - fraction > 3) return false;  // below 1e-4: repr writes 1e-05
     return static_cast<std::size_t>(end - first) <= 15;
 }
@@ -492,7 +536,10 @@ struct LayoutSeen {
     unsigned members = 0;
     bool too_many = false;
     void member(Pos start, Pos end, Field field) {
-        if (members == kMost) { too_many = true; return; }
+        if (members == kMost) {
+            too_many = true;
+            return;
+        }
         starts[members] = start, ends[members] = end, fields[members] = field;
         ++members;
     }

@@ -38,7 +38,7 @@ const char* read_flat_event(const char* begin, const char* end, ParsedEvent& p);
 // as read_flat_event, always (flat_event_test, fuzz_flat_event).
 class FlatEventReader {
 public:
-    static constexpr std::size_t kGap = 32;  // longest run of bytes between two values remembered
+    static constexpr std::size_t kGap = 32;   // longest run of bytes between two values remembered
     static constexpr unsigned kMembers = 16;  // most members an event may have to be remembered
     // As read_flat_event; kGap bytes past `end` must be readable (a stream buffer's padding).
     const char* read(const char* begin, const char* end, ParsedEvent& p);

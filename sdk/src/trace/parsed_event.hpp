@@ -42,7 +42,8 @@ struct ParsedEvent : ParsedFields {
         static_assert(std::is_trivially_copyable_v<ParsedFields>, "zeroed as bytes");
         std::size_t size = sizeof(ParsedFields);
         asm("" : "+r"(size));
-        std::memset(static_cast<void*>(static_cast<ParsedFields*>(this)), 0, size);  // all-zero bytes are ParsedFields{}
+        std::memset(static_cast<void*>(static_cast<ParsedFields*>(this)), 0,
+                    size);  // all-zero bytes are ParsedFields{}
         args.clear();
     }
 };

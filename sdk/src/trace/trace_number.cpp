@@ -17,7 +17,10 @@ int compare_mixed(TraceNumber a, TraceNumber b) {
 }
 
 void append_number(std::string& out, TraceNumber n) {
-    if (n.is_float) { detail::append_python_float(out, n.d); return; }  // always finite here
+    if (n.is_float) {
+        detail::append_python_float(out, n.d);
+        return;
+    }  // always finite here
     char buf[24];
     const auto res = std::to_chars(buf, buf + sizeof buf, n.i);
     out.append(buf, static_cast<std::size_t>(res.ptr - buf));  // (first, last) would go through replace()

@@ -22,7 +22,8 @@ using simdjson::ondemand::number_type;
 using simdjson::ondemand::value;
 
 std::string_view trim_token(std::string_view t) {
-    while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t')) t.remove_suffix(1);
+    while (!t.empty() && (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t'))
+        t.remove_suffix(1);
     return t;
 }
 
@@ -32,9 +33,14 @@ bool long_float(std::string_view token) {
     std::size_t digits = 0;
     bool is_float = false;
     for (const char c : token) {
-        if (c >= '0' && c <= '9') ++digits;
-        else if (c == '.') is_float = true;
-        else if (c == 'e' || c == 'E') { is_float = true; break; }
+        if (c >= '0' && c <= '9')
+            ++digits;
+        else if (c == '.')
+            is_float = true;
+        else if (c == 'e' || c == 'E') {
+            is_float = true;
+            break;
+        }
     }
     return is_float && digits >= 19;
 }
@@ -53,8 +59,8 @@ bool read_number(value v, TraceNumber& out) {
             out = TraceNumber::integer(n.get_int64());
             return true;
         }
-        const double d = n.get_number_type() == number_type::unsigned_integer ? static_cast<double>(n.get_uint64())
-                                                                              : n.get_double();
+        const double d =
+            n.get_number_type() == number_type::unsigned_integer ? static_cast<double>(n.get_uint64()) : n.get_double();
         if (!std::isfinite(d)) return false;
         out = TraceNumber::floating(d);
         return true;
@@ -119,10 +125,22 @@ bool validate(value v) {
             }
             return true;
         }
-        case json_type::string: { std::string_view s; return !v.get_string().get(s); }
-        case json_type::number: { TraceNumber n; return read_number(v, n); }
-        case json_type::boolean: { bool b; return !v.get_bool().get(b); }
-        case json_type::null: { bool n = false; return !v.is_null().get(n) && n; }
+        case json_type::string: {
+            std::string_view s;
+            return !v.get_string().get(s);
+        }
+        case json_type::number: {
+            TraceNumber n;
+            return read_number(v, n);
+        }
+        case json_type::boolean: {
+            bool b;
+            return !v.get_bool().get(b);
+        }
+        case json_type::null: {
+            bool n = false;
+            return !v.is_null().get(n) && n;
+        }
     }
     return false;
 }
@@ -132,8 +150,14 @@ using Parsed = ParsedEvent;
 bool read_args(value v, Parsed& p) {
     json_type t;
     if (v.type().get(t)) return false;
-    if (t == json_type::null) { bool n = false; return !v.is_null().get(n) && n; }
-    if (t != json_type::object) { p.args_bad = true; return validate(v); }
+    if (t == json_type::null) {
+        bool n = false;
+        return !v.is_null().get(n) && n;
+    }
+    if (t != json_type::object) {
+        p.args_bad = true;
+        return validate(v);
+    }
     simdjson::ondemand::object o;
     if (v.get_object().get(o)) return false;
     std::string& out = p.args;
@@ -159,7 +183,10 @@ bool read_args(value v, Parsed& p) {
             std::string_view tok;
             tok = c.raw_json_token();
             if (!read_number(c, n)) return false;
-            if (n.is_float) detail::append_python_float(out, n.d); else out += trim_token(tok);
+            if (n.is_float)
+                detail::append_python_float(out, n.d);
+            else
+                out += trim_token(tok);
             note_number_arg(p, key, n, trim_token(tok));
         } else {
             if (!append_python_value(out, c)) return false;
@@ -188,10 +215,22 @@ bool parse_element(simdjson::ondemand::parser& parser, std::string_view text, st
         }
         // A lone scalar element: read it to check it.
         switch (t) {
-            case json_type::string: { std::string_view s; return !doc.get_string().get(s); }
-            case json_type::number: { double d; return !doc.get_double().get(d); }
-            case json_type::boolean: { bool b; return !doc.get_bool().get(b); }
-            default: { bool n = false; return !doc.is_null().get(n) && n; }
+            case json_type::string: {
+                std::string_view s;
+                return !doc.get_string().get(s);
+            }
+            case json_type::number: {
+                double d;
+                return !doc.get_double().get(d);
+            }
+            case json_type::boolean: {
+                bool b;
+                return !doc.get_bool().get(b);
+            }
+            default: {
+                bool n = false;
+                return !doc.is_null().get(n) && n;
+            }
         }
     }
     simdjson::ondemand::object obj;
@@ -228,29 +267,59 @@ bool parse_event_object(simdjson::ondemand::object obj, Parsed& p) {
         if (key == "ph") {
             json_type vt;
             if (v.type().get(vt)) return false;
-            if (vt == json_type::string) { if (v.get_string().get(p.ph)) return false; p.has_ph = true; }
-            else { p.has_ph = false; if (!validate(v)) return false; }
+            if (vt == json_type::string) {
+                if (v.get_string().get(p.ph)) return false;
+                p.has_ph = true;
+            } else {
+                p.has_ph = false;
+                if (!validate(v)) return false;
+            }
         } else if (key == "name") {
             json_type vt;
             if (v.type().get(vt)) return false;
             p.has_name = true;
             p.name_ok = vt == json_type::string;
-            if (p.name_ok) { if (v.get_string().get(p.name)) return false; }
-            else if (!validate(v)) return false;
+            if (p.name_ok) {
+                if (v.get_string().get(p.name)) return false;
+            } else if (!validate(v))
+                return false;
         } else if (key == "pid" || key == "tid") {
             std::string_view id;
-            if (!read_id_text(v, id)) { p.bad_field = true; if (!validate(v)) return false; continue; }
-            if (key == "pid") { p.pid = id; p.has_pid = true; } else { p.tid = id; p.has_tid = true; }
+            if (!read_id_text(v, id)) {
+                p.bad_field = true;
+                if (!validate(v)) return false;
+                continue;
+            }
+            if (key == "pid") {
+                p.pid = id;
+                p.has_pid = true;
+            } else {
+                p.tid = id;
+                p.has_tid = true;
+            }
         } else if (key == "ts" || key == "dur") {
             TraceNumber n;
             json_type vt;
             if (v.type().get(vt)) return false;
-            if (vt != json_type::number) { p.bad_field = true; if (!validate(v)) return false; continue; }
+            if (vt != json_type::number) {
+                p.bad_field = true;
+                if (!validate(v)) return false;
+                continue;
+            }
             if (!read_number(v, n)) return false;
             // A time must be a microsecond count an int64 can hold: 1e300 named the output file
             // "-9223372036854775808_...". Such an event is malformed, like a string ts.
-            if (!time_in_range(n)) { p.bad_field = true; continue; }
-            if (key == "ts") { p.ts = n; p.has_ts = true; } else { p.dur = n; p.has_dur = true; }
+            if (!time_in_range(n)) {
+                p.bad_field = true;
+                continue;
+            }
+            if (key == "ts") {
+                p.ts = n;
+                p.has_ts = true;
+            } else {
+                p.dur = n;
+                p.has_dur = true;
+            }
         } else if (key == "args") {
             p.args.clear();
             if (!read_args(v, p)) return false;
@@ -277,7 +346,8 @@ public:
 
     void handle(const Parsed& p, std::uint64_t index) {
         if (!p.has_ph) return;
-        if (setup_.close_open_spans && p.has_pid && p.has_ts && !p.bad_field && (p.ph == "X" || p.ph == "B" || p.ph == "E")) {
+        if (setup_.close_open_spans && p.has_pid && p.has_ts && !p.bad_field &&
+            (p.ph == "X" || p.ph == "B" || p.ph == "E")) {
             const TraceNumber end = p.ph == "X" && p.has_dur ? add(p.ts, p.dur) : p.ts;
             auto [it, inserted] = last_ts_.emplace(stack_key(p), end);
             if (!inserted && compare(end, it->second) > 0) it->second = end;
@@ -296,7 +366,8 @@ public:
             const auto last = last_ts_.find(k);
             for (const Pending& b : st) {
                 const TraceNumber start = absolute(b.ts);
-                TraceNumber dur = last == last_ts_.end() ? TraceNumber::integer(0) : subtract(absolute(last->second), start);
+                TraceNumber dur =
+                    last == last_ts_.end() ? TraceNumber::integer(0) : subtract(absolute(last->second), start);
                 if (compare(dur, TraceNumber::integer(0)) < 0) dur = TraceNumber::integer(0);
                 deliver(start, dur, b.name, b.pid, b.has_tid, b.tid, b.has_thread_id, b.thread_id, b.args, b.has_step,
                         b.step);
@@ -312,7 +383,10 @@ public:
     void not_an_event(std::uint64_t index) { drop(index, "is not an object"); }
 
     bool used_events_without_base() const { return events_without_base_; }
-    void set_base(TraceNumber b) { base_ = b; has_base_ = true; }
+    void set_base(TraceNumber b) {
+        base_ = b;
+        has_base_ = true;
+    }
     bool base_seen() const { return has_base_; }
 
 private:
@@ -323,7 +397,10 @@ private:
     }
 
     void meta(const Parsed& p) {
-        if (p.has_base) { base_ = p.base; has_base_ = true; }
+        if (p.has_base) {
+            base_ = p.base;
+            has_base_ = true;
+        }
         if (!p.has_name || !p.name_ok || !p.has_pid) return;
         forget_tracks();
         const std::string pid(p.pid);
@@ -331,7 +408,10 @@ private:
             phases_[pid] = p.has_arg_name ? std::string(p.arg_name) : std::string("Unknown");
             // A re-declared process starts with no named threads, as in smdebug.
             for (auto it = threads_.begin(); it != threads_.end();) {
-                if (it->first.compare(0, pid.size() + 1, pid + '\x1f') == 0) it = threads_.erase(it); else ++it;
+                if (it->first.compare(0, pid.size() + 1, pid + '\x1f') == 0)
+                    it = threads_.erase(it);
+                else
+                    ++it;
             }
         } else if (p.name == "thread_name" && p.has_tid && p.has_arg_name) {
             threads_[pid + '\x1f' + std::string(p.tid)] = std::string(p.arg_name);
@@ -388,7 +468,8 @@ private:
                 t.label += thread_id;
             } else {
                 t.thread_key = has_tid ? std::string(tid) : std::string("0");
-                const auto named = has_tid ? threads_.find(std::string(pid) + '\x1f' + std::string(tid)) : threads_.end();
+                const auto named =
+                    has_tid ? threads_.find(std::string(pid) + '\x1f' + std::string(tid)) : threads_.end();
                 if (named != threads_.end()) t.thread_name = named->second;
                 t.label += named != threads_.end() ? named->second : t.thread_key;
             }
@@ -410,21 +491,24 @@ private:
         const Track& t = tracks_[static_cast<std::uint32_t>(track)];
         // Every member given, so each is written once: `ReadEvent e;` zeroed its 230 bytes first
         // with `rep stos`, whose start-up cost was about half of this function's time (perf).
-        const ReadEvent e{start,        dur,   name,    t.phase,    t.thread_key, t.label,  t.pid,
-                          t.thread_name, args, has_step, step,      name_plain,   dur_text, track};
+        const ReadEvent e{start,         dur,  name,     t.phase, t.thread_key, t.label,  t.pid,
+                          t.thread_name, args, has_step, step,    name_plain,   dur_text, track};
         sink_.on_event(e);
         ++out_.events;
     }
 
     void complete(const Parsed& p, std::uint64_t index) {
         if (!p.has_name || !p.name_ok || !p.has_pid || !p.has_ts || !p.has_dur || p.bad_field || p.args_bad) {
-            return drop(index, "(X) lacks a string name, pid, numeric ts or dur within +-2^62 us, or has non-object args");
+            return drop(index,
+                        "(X) lacks a string name, pid, numeric ts or dur within +-2^62 us, or has non-object args");
         }
         deliver(absolute(p.ts), p.dur, p.name, p.pid, p.has_tid, p.tid, p.has_thread_id, p.thread_id, p.args,
                 p.has_step, p.step, p.name_plain, p.dur_text);
     }
 
-    static std::string stack_key(const Parsed& p) { return std::string(p.pid) + '\x1f' + std::string(p.has_tid ? p.tid : ""); }
+    static std::string stack_key(const Parsed& p) {
+        return std::string(p.pid) + '\x1f' + std::string(p.has_tid ? p.tid : "");
+    }
 
     void begin(const Parsed& p, std::uint64_t index) {
         if (!p.has_name || !p.name_ok || !p.has_pid || !p.has_ts || p.bad_field || p.args_bad) {
@@ -466,8 +550,9 @@ private:
         // smdebug keeps the E event's args; we fall back to the B event's when E has none.
         const bool use_e = !p.args.empty();
         deliver(start, dur, b.name, p.pid, b.has_tid, b.tid, use_e ? p.has_thread_id : b.has_thread_id,
-                use_e ? p.thread_id : std::string_view(b.thread_id), use_e ? std::string_view(p.args) : std::string_view(b.args),
-                use_e ? p.has_step : b.has_step, use_e ? p.step : b.step);
+                use_e ? p.thread_id : std::string_view(b.thread_id),
+                use_e ? std::string_view(p.args) : std::string_view(b.args), use_e ? p.has_step : b.has_step,
+                use_e ? p.step : b.step);
     }
 
     const ReaderSetup& setup_;
@@ -533,8 +618,10 @@ ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSi
     TraceNumber base;
     const auto handle = [&](const Parsed& parsed, bool is_object) {
         if (index == 0 && !setup.has_base && stream.object_form() && member_base(stream, base)) state.set_base(base);
-        if (is_object) state.handle(parsed, index);
-        else state.not_an_event(index);
+        if (is_object)
+            state.handle(parsed, index);
+        else
+            state.not_an_event(index);
         ++index;
     };
     // One element on its own: the careful path, which names a problem's byte exactly.
@@ -586,7 +673,8 @@ ReadOutcome read_trace_events(ByteSource& src, const ReaderSetup& setup, EventSi
                 if (ahead_taken) --end;  // batch[end] is in `ahead`
                 std::size_t run_capacity = 0;
                 const std::string_view run = stream.bracket_run(batch[k], batch[end - 1], run_capacity);
-                const std::size_t read = parse_batch(parser, run, run_capacity, p, [&](const Parsed& parsed, std::size_t) { handle(parsed, true); });
+                const std::size_t read = parse_batch(parser, run, run_capacity, p,
+                                                     [&](const Parsed& parsed, std::size_t) { handle(parsed, true); });
                 for (std::size_t j = k + read; j < end; ++j) read_one(batch[j]);
                 if (ahead_taken) handle(ahead, true);
                 k = ahead_taken ? end + 1 : end;

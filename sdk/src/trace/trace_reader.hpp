@@ -14,7 +14,7 @@
 namespace ringprof::detail {
 
 struct ReadEvent {
-    TraceNumber start;              // absolute µs
+    TraceNumber start;  // absolute µs
     TraceNumber dur;
     std::string_view name;          // unescaped
     std::string_view phase;         // process_name of its pid, "Unknown" when undeclared
@@ -44,7 +44,7 @@ public:
 
 struct ReaderSetup {
     std::string node_id;
-    bool has_base = false;     // base known from outside (TF marker, or a second reading)
+    bool has_base = false;  // base known from outside (TF marker, or a second reading)
     TraceNumber base;
     // Read size; tiny values exercise chunk boundaries. 128 KiB stays in the core's L2 cache
     // between read() writing it and the parser reading it: against 1 MiB, bench_merge's input
@@ -57,9 +57,9 @@ struct ReaderSetup {
 };
 
 struct ReadOutcome {
-    std::uint64_t events = 0;          // delivered to the sink
-    std::uint64_t dropped = 0;         // malformed events left out
-    std::vector<std::string> notes;    // event-level problems, one line each
+    std::uint64_t events = 0;        // delivered to the sink
+    std::uint64_t dropped = 0;       // malformed events left out
+    std::vector<std::string> notes;  // event-level problems, one line each
     // Set when the base turned up only after the events (an "otherData" member written after
     // traceEvents): the caller should discard this reading and read again with this base.
     bool reread_with_base = false;

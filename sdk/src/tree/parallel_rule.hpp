@@ -16,6 +16,8 @@ inline bool parallel_with_threads(bool marked, std::uint32_t threads) { return m
 
 // A node after a tree's node is merged into it: parallel if either was, or if the merge itself is
 // parallel (a worker process's tree grafted beside others').
-inline bool parallel_after_merge(bool mine, bool theirs, bool parallel_merge) { return mine || theirs || parallel_merge; }
+inline bool parallel_after_merge(bool mine, bool theirs, bool parallel_merge) {
+    return mine || theirs || parallel_merge;
+}
 
 }  // namespace ringprof::detail

@@ -14,7 +14,9 @@ int main(int argc, char** argv) {
     c.run_id = "consumer";
     {
         ringprof::Session session(c);
-        std::thread t([] { for (int i = 0; i < 1000; ++i) work(); });
+        std::thread t([] {
+            for (int i = 0; i < 1000; ++i) work();
+        });
         for (int i = 0; i < 1000; ++i) work();
         t.join();
     }

@@ -30,15 +30,12 @@ struct Event {
 static_assert(sizeof(Event) == 16, "events are fixed-size");
 
 inline std::uint64_t make_tag(const void* p, EventKind k) noexcept {
-    return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p)) |
-           static_cast<std::uint64_t>(k);
+    return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p)) | static_cast<std::uint64_t>(k);
 }
 constexpr std::uint64_t make_tag(std::uint64_t value, EventKind k) noexcept {
     return (value << 4) | static_cast<std::uint64_t>(k);
 }
-constexpr EventKind kind_of(std::uint64_t tag) noexcept {
-    return static_cast<EventKind>(tag & kKindMask);
-}
+constexpr EventKind kind_of(std::uint64_t tag) noexcept { return static_cast<EventKind>(tag & kKindMask); }
 constexpr std::uint64_t value_of(std::uint64_t tag) noexcept { return tag >> 4; }
 inline const void* pointer_of(std::uint64_t tag) noexcept {
     return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(tag & ~kKindMask));

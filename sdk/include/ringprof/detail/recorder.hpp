@@ -37,10 +37,10 @@ extern RINGPROF_HOT_PATH_GLOBAL __thread Ring* t_ring;
 // A plain Ring* is a recorded scope on the built-in clock: the only case the inline end handles
 // (on the thread that owns the ring).
 using Closing = std::uintptr_t;
-inline constexpr Closing kRefused = 1;        // ring | kRefused: the ring refused it (end_refused)
-inline constexpr Closing kSlowClock = 2;      // ring | kSlowClock: ends with the custom clock
+inline constexpr Closing kRefused = 1;    // ring | kRefused: the ring refused it (end_refused)
+inline constexpr Closing kSlowClock = 2;  // ring | kSlowClock: ends with the custom clock
 inline constexpr Closing kClosingBits = 3;
-inline constexpr Closing kNotRecording = 3;   // nothing to close (off, or no ring)
+inline constexpr Closing kNotRecording = 3;  // nothing to close (off, or no ring)
 static_assert(alignof(Ring) > kClosingBits, "a ring's low address bits carry how its scope closes");
 
 inline Closing closing_for(Ring* ring, bool admitted) noexcept {
@@ -59,7 +59,7 @@ Ring* signal_handler_ring() noexcept;
 // Out of line (sdk/src/engine/recorder_slow_path.cpp).
 // Open a scope the inline path could not (first event of a thread or process, custom clock).
 Closing begin_slow(const Site* site) noexcept;
-Closing open_slow(Event* events, std::uint64_t n) noexcept;  // fills events[0].tsc
+Closing open_slow(Event* events, std::uint64_t n) noexcept;    // fills events[0].tsc
 void close_slow(Closing closing, std::uint64_t tag) noexcept;  // refused or custom clock
 bool write_slow(Event* events, std::uint64_t n) noexcept;
 // The session's clock, custom or built-in (sdk/src/engine/session.cpp).
@@ -152,9 +152,7 @@ inline bool write_record(Event* events, std::uint64_t n) noexcept {
     return state != kOff && write_slow(events, n);
 }
 
-inline Event payload(std::uint64_t a, std::uint64_t b = 0) noexcept {
-    return Event{a, b};
-}
+inline Event payload(std::uint64_t a, std::uint64_t b = 0) noexcept { return Event{a, b}; }
 inline std::uint64_t bits_of(double v) noexcept {
     std::uint64_t u;
     std::memcpy(&u, &v, sizeof u);

@@ -79,8 +79,8 @@ struct RingCounts {
 // Events [start, start + capacity) of a ring's index space, at most, live here.
 struct RingSegment {
     Event* slots = nullptr;
-    std::uint64_t capacity = 0;  // a power of two
-    std::uint64_t start = 0;     // ring index of its first event; set by the producer on switching
+    std::uint64_t capacity = 0;               // a power of two
+    std::uint64_t start = 0;                  // ring index of its first event; set by the producer on switching
     std::atomic<RingSegment*> next{nullptr};  // set (release) by the producer when it moves on
 };
 
@@ -95,13 +95,23 @@ public:
     // `map_segment` its producer grows only into segments handed to it.
     Ring(RingSegment* first, std::uint64_t max_capacity, SegmentFree free_segment,
          SegmentMap map_segment = nullptr) noexcept
-        : seg_(first), slots_(first->slots), mask_(first->capacity - 1), max_capacity_(max_capacity),
-          free_segment_(free_segment), map_segment_(map_segment), capacity_(first->capacity), read_seg_(first) {
+        : seg_(first),
+          slots_(first->slots),
+          mask_(first->capacity - 1),
+          max_capacity_(max_capacity),
+          free_segment_(free_segment),
+          map_segment_(map_segment),
+          capacity_(first->capacity),
+          read_seg_(first) {
         point_cursor_at(0);
     }
     // A fixed ring in caller-owned memory of `capacity` events (a power of two).
     Ring(Event* slots, std::uint64_t capacity) noexcept
-        : seg_(&own_), slots_(slots), mask_(capacity - 1), max_capacity_(capacity), capacity_(capacity),
+        : seg_(&own_),
+          slots_(slots),
+          mask_(capacity - 1),
+          max_capacity_(capacity),
+          capacity_(capacity),
           read_seg_(&own_) {
         own_.slots = slots;
         own_.capacity = capacity;
@@ -109,7 +119,8 @@ public:
     }
     // A ring with no slots that never has room: what a thread without a ring points at (t_ring),
     // so that the markers' one room check also sends its first marker to the slow path.
-    constexpr Ring() noexcept : seg_(&own_), slots_(nullptr), mask_(0), max_capacity_(0), capacity_(0), read_seg_(&own_) {}
+    constexpr Ring() noexcept
+        : seg_(&own_), slots_(nullptr), mask_(0), max_capacity_(0), capacity_(0), read_seg_(&own_) {}
     Ring(const Ring&) = delete;
     Ring& operator=(const Ring&) = delete;
     ~Ring() { free_segments(); }
@@ -209,9 +220,7 @@ public:
         return next != nullptr && next->start < h ? next->start : h;
     }
     std::uint64_t tail() const noexcept { return tail_.load(std::memory_order_relaxed); }
-    const Event& at(std::uint64_t index) const noexcept {
-        return read_seg_->slots[index & (read_seg_->capacity - 1)];
-    }
+    const Event& at(std::uint64_t index) const noexcept { return read_seg_->slots[index & (read_seg_->capacity - 1)]; }
     void release(std::uint64_t new_tail) noexcept { tail_.store(new_tail, std::memory_order_release); }
     // At the end of the segment being read and the producer has moved on: frees it and returns
     // true (more events may be readable).
@@ -324,14 +333,14 @@ private:
     }
 
     alignas(kCacheLine) std::atomic<Event*> cursor_{nullptr};  // where the next event goes
-    std::atomic<std::uint64_t> lap_{0};  // ring index of slots_[0] in the cursor's lap
+    std::atomic<std::uint64_t> lap_{0};                        // ring index of slots_[0] in the cursor's lap
     // Events the fast path may still write (a Begin takes two: itself and its End) before
     // make_room() looks at the consumer again. 0 for the first record, and while suppressed_.
     std::uint64_t room_ = 0;
     std::uint64_t limit_ = 0;       // the index room_ counts up to: room_ = limit_ - reserved()
     std::uint64_t suppressed_ = 0;  // refused scopes still open on this thread
     Event* slots_end_ = nullptr;    // slots_ + mask_ + 1
-    RingSegment* seg_;               // the segment being written
+    RingSegment* seg_;              // the segment being written
     Event* slots_;
     std::uint64_t mask_;
     bool fill_woken_ = false;  // the drainer was woken since the ring last fell below a quarter
@@ -345,7 +354,7 @@ private:
     std::atomic<std::uint64_t> growth_ticks_{0};
     std::atomic<std::uint64_t> capacity_;
     std::atomic<RingSegment*> spare_{nullptr};  // offered by the drainer, taken by the producer
-    RingSegment own_;  // the segment of a fixed ring
+    RingSegment own_;                           // the segment of a fixed ring
 
     // Alone on its line: the class's alignment pads whatever follows a Ring to the next line.
     alignas(kCacheLine) std::atomic<std::uint64_t> tail_{0};

@@ -69,22 +69,33 @@ constexpr const char* type_name_probe() noexcept {
 
 template <class T>
 constexpr const char* arithmetic_name() noexcept {
-    if constexpr (std::is_same_v<T, bool>) return "bool";
-    else if constexpr (std::is_same_v<T, char>) return "char";
-    else if constexpr (std::is_same_v<T, float>) return "float";
-    else if constexpr (std::is_same_v<T, double>) return "double";
-    else if constexpr (std::is_same_v<T, long double>) return "long double";
-    else if constexpr (std::is_floating_point_v<T>) return "float";
+    if constexpr (std::is_same_v<T, bool>)
+        return "bool";
+    else if constexpr (std::is_same_v<T, char>)
+        return "char";
+    else if constexpr (std::is_same_v<T, float>)
+        return "float";
+    else if constexpr (std::is_same_v<T, double>)
+        return "double";
+    else if constexpr (std::is_same_v<T, long double>)
+        return "long double";
+    else if constexpr (std::is_floating_point_v<T>)
+        return "float";
     else {
         // Integers by width, as in fixed-width type names, so signatures read the same on LP64
         // and LLP64 (where int64_t is `long` on one and `long long` on the other).
         constexpr bool s = std::is_signed_v<T>;
         switch (sizeof(T)) {
-            case 1: return s ? "int8" : "uint8";
-            case 2: return s ? "int16" : "uint16";
-            case 4: return s ? "int32" : "uint32";
-            case 8: return s ? "int64" : "uint64";
-            default: return s ? "int128" : "uint128";
+            case 1:
+                return s ? "int8" : "uint8";
+            case 2:
+                return s ? "int16" : "uint16";
+            case 4:
+                return s ? "int32" : "uint32";
+            case 8:
+                return s ? "int64" : "uint64";
+            default:
+                return s ? "int128" : "uint128";
         }
     }
 }
@@ -184,8 +195,8 @@ struct arg_codec<PtrSpan<T>, void> {
 template <class T, std::size_t N>
 struct arg_codec<std::span<T, N>, void> {
     static constexpr bool kDynamic = N == std::dynamic_extent;
-    static constexpr TypeDesc desc{"span", element_desc<T>(), kDynamic ? 0 : N, TypeKind::Template,
-                                   kDynamic ? 1 : 0, false, false};
+    static constexpr TypeDesc desc{
+        "span", element_desc<T>(), kDynamic ? 0 : N, TypeKind::Template, kDynamic ? 1 : 0, false, false};
     static void write(const std::span<T, N>& s, WordWriter& w) noexcept {
         if constexpr (kDynamic) w.put(s.size());
     }
@@ -204,8 +215,13 @@ struct arg_codec<T, std::enable_if_t<has_user_traits<T>::value>> {
             return nullptr;
         }
     }
-    static constexpr TypeDesc desc{Traits::name, element(), 0, TypeKind::User,
-                                   static_cast<std::uint8_t>(kMaxRank), true, has_runtime_dtype<T>::value};
+    static constexpr TypeDesc desc{Traits::name,
+                                   element(),
+                                   0,
+                                   TypeKind::User,
+                                   static_cast<std::uint8_t>(kMaxRank),
+                                   true,
+                                   has_runtime_dtype<T>::value};
     static void write(const T& v, WordWriter& w) noexcept {
         if constexpr (has_runtime_dtype<T>::value) {
             const char* dtype = Traits::dtype(v);

@@ -10,13 +10,13 @@
 namespace ringprof::detail {
 
 enum class TypeKind : std::uint8_t {
-    Plain,      // `name` as is: arithmetic types, bare pointers, const char*
-    Unknown,    // `name` is a __PRETTY_FUNCTION__ naming the type; parsed when interned
-    Template,   // name<element[, extent]>, then shape=(...) from `rank` runtime words
-    CArray,     // element[extent], nested for more dimensions
-    Pointer,    // element*, then shape=(...) from `rank` runtime words (a pointer+size view)
-    Length,     // name(len=...) from one runtime word: strings
-    User,       // a signature_traits specialization: name[<element>](dtype=..., shape=(...))
+    Plain,     // `name` as is: arithmetic types, bare pointers, const char*
+    Unknown,   // `name` is a __PRETTY_FUNCTION__ naming the type; parsed when interned
+    Template,  // name<element[, extent]>, then shape=(...) from `rank` runtime words
+    CArray,    // element[extent], nested for more dimensions
+    Pointer,   // element*, then shape=(...) from `rank` runtime words (a pointer+size view)
+    Length,    // name(len=...) from one runtime word: strings
+    User,      // a signature_traits specialization: name[<element>](dtype=..., shape=(...))
 };
 
 // One argument type. Runtime words, in order: a dtype `const char*` if `runtime_dtype`, the
