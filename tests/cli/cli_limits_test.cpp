@@ -151,7 +151,9 @@ TEST(CliInput, FlameLooksAtTheFirstInflatedByteBeforeTheRest) {
     EXPECT_EQ(lines_of(r.err), 1u) << r.err;
     EXPECT_NE(r.err.find("zeros.json.gz: not a timers JSON or trace file"), std::string::npos) << r.err;
     // Refused from its first bytes: nowhere near the gigabyte it inflates to.
-    if (!ringprof::testing::kSanitized) EXPECT_LT(r.max_rss_kib, 64 * 1024) << "peak RSS in KiB";
+    if (!ringprof::testing::kSanitized) {
+        EXPECT_LT(r.max_rss_kib, 64 * 1024) << "peak RSS in KiB";
+    }
 }
 
 TEST(CliInput, AnEventLongerThanTheBoundIsRefusedNamingTheFile) {
@@ -167,7 +169,9 @@ TEST(CliInput, AnEventLongerThanTheBoundIsRefusedNamingTheFile) {
     EXPECT_NE(merge.err.find(path + ": an event longer than 64 MiB"), std::string::npos) << merge.err;
     EXPECT_EQ(merge.err.find("out of range"), std::string::npos) << merge.err;
     EXPECT_FALSE(has_merged_file(root + "/out"));
-    if (!ringprof::testing::kSanitized) EXPECT_LT(merge.max_rss_kib, 200 * 1024) << "peak RSS in KiB";
+    if (!ringprof::testing::kSanitized) {
+        EXPECT_LT(merge.max_rss_kib, 200 * 1024) << "peak RSS in KiB";
+    }
 
     const ToolRun flame = run_tool(root, {"flame", path});
     ASSERT_TRUE(flame.finished) << "no answer within the deadline";

@@ -43,7 +43,9 @@ TEST(MergeTrackNumbers, ATrackIsNumberedByItsEarliestEventNotByItsFirstLine) {
             std::set<std::pair<std::int64_t, std::int64_t>> announced;
             for (const auto& e : all) {
                 if (e.ph == "M" && e.name == "thread_name") announced.emplace(e.pid, e.tid);
-                if (e.ph == "X") EXPECT_EQ(announced.count({e.pid, e.tid}), 1u) << e.name << " before its thread_name";
+                if (e.ph == "X") {
+                    EXPECT_EQ(announced.count({e.pid, e.tid}), 1u) << e.name << " before its thread_name";
+                }
             }
         }
     }
