@@ -9,7 +9,7 @@ namespace stats_scenario {
 
 using ringprof::testing::advance_ms;
 
-const int kLeafLine = __LINE__ + 1;
+const int kLeafLine = __LINE__ + 2;
 void leaf() {
     PROF_FUNCTION();
     advance_ms(1);
