@@ -97,8 +97,8 @@ test)
     fi
     # After the .deb stage, the last to use build/release: the sample leaves its test programs
     # rebuilt from the original sources, but the library files it touched relink what uses them.
-    stage "mutation sample: 3 planted bugs chosen from the commit must each fail a test (all of them: scripts/mutate.sh)"
-    RINGPROF_BUILD_ROOT="$build_root" RINGPROF_JOBS="$jobs" "$here/scripts/mutate.sh" --sample 3
+    stage "mutation sample: 6 planted bugs chosen from the commit must each fail a test (all of them: scripts/mutate.sh)"
+    RINGPROF_BUILD_ROOT="$build_root" RINGPROF_JOBS="$jobs" "$here/scripts/mutate.sh" --sample 6
     stage "ThreadSanitizer build"
     configure_and_build tsan "$build_root/tsan"
     stage "ThreadSanitizer: tests"
