@@ -12,6 +12,7 @@
 #include "../flame/page_data.hpp"
 #include "../flame/straggler_folder.hpp"
 #include "temp_dir.hpp"
+#include "tool_run.hpp"
 
 #ifdef RINGPROF_TOOL
 
@@ -21,25 +22,9 @@ namespace fs = std::filesystem;
 using flame_test::StragglerJob;
 using ringprof::testing::TempDir;
 
-struct FlameRun {
-    int code = -1;
-    std::string out, err;
-};
-
-// `ringprof flame ARGS` in `dir`, under `timeout` so that a hang fails instead of stalling CI.
-FlameRun flame(const fs::path& dir, const std::string& args) {
-    FlameRun r;
-    const std::string cmd = "cd '" + dir.string() + "' && timeout 60 " + std::string(RINGPROF_TOOL) + " flame " + args +
-                            " 2>'" + (dir / "stderr.txt").string() + "'";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int status = pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = ringprof::testing::read_text(dir / "stderr.txt");
-    return r;
+// `ringprof flame ARGS` in `dir`.
+ringprof::testing::ToolRun flame(const fs::path& dir, const std::string& args) {
+    return ringprof::testing::run_ringprof("flame " + args, dir);
 }
 
 std::size_t lines(const std::string& text) {
@@ -52,7 +37,8 @@ TEST(FlameFolder, DrawsTheFolderWithTheStepsViewUnderTheFoldersName) {
     TempDir dir;
     const StragglerJob job;
     flame_test::write_straggler_job(dir.path() / "job", job);
-    const FlameRun r = flame(dir.path(), "job/");  // a trailing slash still names the page after the folder
+    const ringprof::testing::ToolRun r =
+        flame(dir.path(), "job/");  // a trailing slash still names the page after the folder
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.err, "ringprof flame: wrote job_flame.html\n");
     const std::string data = flame_test::page_data(ringprof::testing::read_text(dir.path() / "job_flame.html"));
@@ -73,7 +59,7 @@ TEST(FlameFolder, DrawsTheFolderWithTheStepsViewUnderTheFoldersName) {
 TEST(FlameFolder, TheCurrentFolderIsNamedByItsOwnName) {
     TempDir dir;
     flame_test::write_straggler_job(dir.path() / "run1", StragglerJob());
-    const FlameRun r = flame(dir.path() / "run1", ".");
+    const ringprof::testing::ToolRun r = flame(dir.path() / "run1", ".");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.err, "ringprof flame: wrote run1_flame.html\n");
     const std::string data =
@@ -85,7 +71,7 @@ TEST(FlameFolder, TheCurrentFolderIsNamedByItsOwnName) {
 TEST(FlameFolder, AFolderWithoutStepsIsDrawnWithoutTheView) {
     TempDir dir;
     flame_test::write_straggler_job(dir.path() / "job", StragglerJob(), false);
-    const FlameRun r = flame(dir.path(), "job -o page.html");
+    const ringprof::testing::ToolRun r = flame(dir.path(), "job -o page.html");
     ASSERT_EQ(r.code, 0) << r.err;
     const std::string data = flame_test::page_data(ringprof::testing::read_text(dir.path() / "page.html"));
     simdjson::dom::parser parser;
@@ -99,7 +85,7 @@ TEST(FlameFolder, FoldedStacksOfAFolderHoldEveryNodesSpans) {
     TempDir dir;
     const StragglerJob job;
     flame_test::write_straggler_job(dir.path() / "job", job);
-    const FlameRun r = flame(dir.path(), "job --format folded -o -");
+    const ringprof::testing::ToolRun r = flame(dir.path(), "job --format folded -o -");
     ASSERT_EQ(r.code, 0) << r.err;
     // Self time of the step events in whole microseconds: each node's step minus its forward half
     // is on another thread (pid), so the step events' own time is all of theirs.
@@ -118,7 +104,7 @@ TEST(FlameFolder, AnUnreadableTimelineIsNamedAndThePageIsPartial) {
     const fs::path bad =
         dir.path() / "job" / "framework" / "pevents" / "2020071317" / "1594662605070000_41-algo-4_pythontimeline.json";
     steps_test::write_file(bad, "[{\"name\": \"x\", \"ph\": \"X\", \"ts\": 1, \"dur\": ");
-    const FlameRun r = flame(dir.path(), "job -o page.html");
+    const ringprof::testing::ToolRun r = flame(dir.path(), "job -o page.html");
     EXPECT_EQ(r.code, 3) << r.err;
     // Named as the folder was given on the command line.
     EXPECT_NE(r.err.find("ringprof flame: skipped job/framework/pevents/2020071317/" + bad.filename().string() + ": "),
@@ -133,7 +119,7 @@ TEST(FlameFolder, AnUnreadableTimelineIsNamedAndThePageIsPartial) {
 TEST(FlameFolder, AFolderWithoutTimelinesIsOneLineAndNoPage) {
     TempDir dir;
     fs::create_directories(dir.path() / "empty");
-    const FlameRun r = flame(dir.path(), "empty -o page.html");
+    const ringprof::testing::ToolRun r = flame(dir.path(), "empty -o page.html");
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_EQ(lines(r.err), 1u) << r.err;
     EXPECT_NE(r.err.find("empty"), std::string::npos) << r.err;

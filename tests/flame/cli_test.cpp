@@ -12,15 +12,11 @@
 
 #include "flame_test_trees.hpp"
 #include "ringprof/timers_json.hpp"
+#include "tool_run.hpp"
 
 #ifdef RINGPROF_TOOL
 
 namespace {
-
-struct ToolRun {
-    int code;
-    std::string err;
-};
 
 std::string work_dir() {
     const std::string dir = std::string(RINGPROF_TEST_BINARY_DIR) + "/flame_cli";
@@ -28,13 +24,10 @@ std::string work_dir() {
     return dir;
 }
 
-ToolRun run_tool(const std::string& args) {
-    const std::string err_path = work_dir() + "/stderr.txt";
-    const std::string cmd =
-        std::string("cd '") + work_dir() + "' && '" RINGPROF_TOOL "' flame " + args + " 2>'" + err_path + "'";
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, flame_test::read_text(err_path)};
-}
+// `ringprof flame ARGS` in the area's scratch folder (outputs named by default land there).
+using ringprof::testing::ToolRun;
+
+ToolRun run_tool(const std::string& args) { return ringprof::testing::run_ringprof("flame " + args, work_dir()); }
 
 std::string fixture(const char* name) { return std::string(RINGPROF_TEST_SOURCE_DIR) + "/flame/fixtures/" + name; }
 

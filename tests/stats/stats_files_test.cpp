@@ -12,6 +12,7 @@
 #include "ringprof/ringprof.hpp"
 #include "ringprof/stats.hpp"
 #include "scenario.hpp"
+#include "tool_run.hpp"
 
 namespace {
 
@@ -102,22 +103,9 @@ TEST(StatsJson, BadFilesNameTheFileAndTheProblem) {
 }
 
 #ifdef RINGPROF_TOOL
-struct ToolRun {
-    int status;
-    std::string output;
-};
+using ringprof::testing::ToolRun;
 
-ToolRun run_tool(const std::string& args) {
-    const std::string command = std::string(RINGPROF_TOOL) + " " + args + " 2>&1";
-    ToolRun r{-1, {}};
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (pipe == nullptr) return r;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
-    const int status = ::pclose(pipe);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
+ToolRun run_tool(const std::string& args) { return ringprof::testing::run_ringprof(args); }
 
 TEST(StatsCli, PrintsTheSavedProfileWithSortAndLimit) {
     ringprof::testing::TempDir dir;
@@ -128,9 +116,9 @@ TEST(StatsCli, PrintsTheSavedProfileWithSortAndLimit) {
     o.limit = 2;
     o.source = path;
     const ToolRun r = run_tool("stats " + path + " --sort cumulative --limit 2");
-    EXPECT_EQ(r.status, 0) << r.output;
-    EXPECT_EQ(r.output, ringprof::stats_table(rows, o));
-    EXPECT_NE(r.output.find("List reduced from 5 to 2"), std::string::npos);
+    EXPECT_EQ(r.code, 0) << r.text();
+    EXPECT_EQ(r.out, ringprof::stats_table(rows, o));
+    EXPECT_NE(r.text().find("List reduced from 5 to 2"), std::string::npos);
 }
 
 // Directories are stripped by default (pstats' strip_dirs()); --full-paths prints each file as
@@ -148,34 +136,34 @@ TEST(StatsCli, FullPathsPrintsTheRecordedPathsTheDefaultStripsToTheirLastCompone
     o.source = path;
     o.strip_dirs = false;
     const ToolRun full = run_tool("stats " + path + " --full-paths");
-    EXPECT_EQ(full.status, 0) << full.output;
-    EXPECT_EQ(full.output, ringprof::stats_table(rows, o));
-    EXPECT_NE(full.output.find(recorded_dir), std::string::npos) << full.output;
+    EXPECT_EQ(full.code, 0) << full.text();
+    EXPECT_EQ(full.out, ringprof::stats_table(rows, o));
+    EXPECT_NE(full.text().find(recorded_dir), std::string::npos) << full.text();
     const ToolRun stripped = run_tool("stats " + path);
-    EXPECT_EQ(stripped.status, 0) << stripped.output;
-    EXPECT_EQ(stripped.output.find(recorded_dir), std::string::npos) << stripped.output;
+    EXPECT_EQ(stripped.code, 0) << stripped.text();
+    EXPECT_EQ(stripped.text().find(recorded_dir), std::string::npos) << stripped.text();
 }
 
 TEST(StatsCli, ErrorsNameTheFileAndTheProblem) {
     ringprof::testing::TempDir dir;
     const std::string missing = (dir.path() / "nope.json").string();
     ToolRun r = run_tool("stats " + missing);
-    EXPECT_EQ(r.status, 1);
-    EXPECT_NE(r.output.find(missing + ": cannot open"), std::string::npos) << r.output;
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.text().find(missing + ": cannot open"), std::string::npos) << r.text();
 
     const std::string timers = (dir.path() / "x_timers.json").string();
     std::ofstream(timers) << "{\"name\": \"root\", \"total\": 1.0}";
     r = run_tool("stats " + timers);
-    EXPECT_EQ(r.status, 1);
-    EXPECT_NE(r.output.find(timers + ": not a ringprof stats file"), std::string::npos) << r.output;
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.text().find(timers + ": not a ringprof stats file"), std::string::npos) << r.text();
 
     r = run_tool("stats " + timers + " --sort bogus");
-    EXPECT_EQ(r.status, 2);
-    EXPECT_NE(r.output.find("unknown sort key 'bogus'"), std::string::npos) << r.output;
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.text().find("unknown sort key 'bogus'"), std::string::npos) << r.text();
     r = run_tool("stats " + timers + " --limit -3");
-    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.code, 2);
     r = run_tool("stats");
-    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.code, 2);
 }
 #endif
 

@@ -42,7 +42,7 @@ TEST(StepKeys, TheNumberOrTheModeAloneMakesAStepAndNeitherDoes) {
                        {{"Step:ModeKeys.TRAIN", 1, 1000, 10, "{\"step_num\": 1}"},
                         {c.second_pid == 1 ? "Step:ModeKeys.TRAIN" : "Step:ModeKeys.EVAL", c.second_pid, 2000, 30,
                          std::string("{\"step_num\": ") + c.second_step + "}"}});
-        const ToolRun r = run_steps(dir.str() + " --by training_phase --format csv", dir.path());
+        const ToolRun r = run_steps(dir.str() + " --by training_phase --format csv");
         ASSERT_EQ(r.code, 0) << r.err;
         const auto csv = parse_csv(r.out);
         ASSERT_EQ(csv.size(), 1 + c.rows.size()) << r.out;

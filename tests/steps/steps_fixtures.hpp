@@ -15,40 +15,16 @@
 #include <vector>
 
 #include "temp_dir.hpp"
+#include "tool_run.hpp"
 
 namespace steps_test {
 
 using ringprof::testing::TempDir;
 
-struct ToolRun {
-    int code = -1;
-    std::string out, err;
-};
+using ringprof::testing::ToolRun;
 
-// `ringprof steps ARGS`, stdout and stderr apart (stderr through a file beside the test's folder).
-inline ToolRun run_steps(const std::string& args, const std::filesystem::path& scratch) {
-    ToolRun r;
-#ifdef RINGPROF_TOOL
-    const std::string err_path = (scratch / "stderr.txt").string();
-    // `timeout` bounds a run that would hang, as a test must never stall CI.
-    const std::string cmd = "timeout 60 " + std::string(RINGPROF_TOOL) + " steps " + args + " 2>" + err_path;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int status = pclose(p);
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream in(err_path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    r.err = s.str();
-#else
-    (void)args;
-    (void)scratch;
-#endif
-    return r;
-}
+// `ringprof steps ARGS`.
+inline ToolRun run_steps(const std::string& args) { return ringprof::testing::run_ringprof("steps " + args); }
 
 // A CSV as pandas writes it (QUOTE_MINIMAL), row by row, field by field.
 inline std::vector<std::vector<std::string>> parse_csv(const std::string& text) {

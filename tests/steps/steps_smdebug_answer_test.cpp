@@ -41,7 +41,7 @@ TEST_P(StepsSmdebugAnswer, SameStatisticsAsSmdebugsOwnAnalysisWithoutSystemMetri
     ASSERT_FALSE(std::filesystem::exists(kFixture + "/input/system"));
     TempDir dir;
     const std::string by = GetParam();
-    const ToolRun r = run_steps(kFixture + "/input --format csv --by " + by, dir.path());
+    const ToolRun r = run_steps(kFixture + "/input --format csv --by " + by);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.err, "");
     expect_same_table(r.out, read_file(kFixture + "/smdebug/" + by + ".csv"));
@@ -55,7 +55,7 @@ TEST_P(StepsSmdebugAnswer, EventsOutsideEveryStepAreCountedApartAndNamedOnOneLin
 #endif
     TempDir dir;
     const std::string by = GetParam();
-    const ToolRun r = run_steps(kFixture + "/outside_steps --format csv --by " + by, dir.path());
+    const ToolRun r = run_steps(kFixture + "/outside_steps --format csv --by " + by);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find("2 event(s) in no step"), std::string::npos) << r.err;

@@ -44,7 +44,7 @@ TEST(StepsStragglers, EachStepNamesItsSlowestNodeAgainstTheMedianOfTheOthers) {
 #endif
     TempDir dir;
     write_two_nodes(dir.path() / "in");
-    const ToolRun r = run_steps((dir.path() / "in").string() + " --by node --format json", dir.path());
+    const ToolRun r = run_steps((dir.path() / "in").string() + " --by node --format json");
     ASSERT_EQ(r.code, 0) << r.err;
     simdjson::dom::parser parser;
     const simdjson::dom::element doc = parse(parser, r.out);
@@ -98,15 +98,15 @@ TEST(StepsStragglers, OutlierFactorIsSettableAndTheTableStatesTheRule) {
     write_two_nodes(dir.path() / "in");
     const std::string in = (dir.path() / "in").string();
     simdjson::dom::parser parser;
-    const ToolRun lenient = run_steps(in + " --format json --outlier-k 100", dir.path());
+    const ToolRun lenient = run_steps(in + " --format json --outlier-k 100");
     ASSERT_EQ(lenient.code, 0) << lenient.err;
     EXPECT_EQ(simdjson::dom::array(parse(parser, lenient.out)["outliers"]["steps"]).size(), 0u);
-    const ToolRun strict = run_steps(in + " --format json --outlier-k 0", dir.path());
+    const ToolRun strict = run_steps(in + " --format json --outlier-k 0");
     ASSERT_EQ(strict.code, 0) << strict.err;
     // Above the median itself: 1050, 1100 and 3000.
     EXPECT_EQ(simdjson::dom::array(parse(parser, strict.out)["outliers"]["steps"]).size(), 3u);
 
-    const ToolRun table = run_steps(in + " --by node", dir.path());
+    const ToolRun table = run_steps(in + " --by node");
     ASSERT_EQ(table.code, 0) << table.err;
     EXPECT_NE(table.out.find("median + k * MAD"), std::string::npos) << table.out;
     EXPECT_NE(table.out.find("1025.0 + 3 * 25.0 = 1100.0 us"), std::string::npos) << table.out;
@@ -120,8 +120,7 @@ TEST(StepsStragglers, ARangeOfStepsKeepsOnlyThoseSteps) {
 #endif
     TempDir dir;
     write_two_nodes(dir.path() / "in");
-    const ToolRun r =
-        run_steps((dir.path() / "in").string() + " --format json --unit step --start 2 --end 4", dir.path());
+    const ToolRun r = run_steps((dir.path() / "in").string() + " --format json --unit step --start 2 --end 4");
     ASSERT_EQ(r.code, 0) << r.err;
     simdjson::dom::parser parser;
     std::vector<int64_t> steps;
