@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "nested_levels.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/stats.hpp"
 #include "temp_dir.hpp"
@@ -22,11 +23,6 @@ using namespace ringprof::testing;
 // stack in the recursive tree walks at 10,000. The old writer still wrote 32 MB at 1,000.
 const int kDepth = static_cast<int>(scaled(10000));
 constexpr std::size_t kMaxDepth = 10000;
-
-void descend(int n) {
-    PROF_SCOPE("level");
-    if (n > 1) descend(n - 1);
-}
 
 // Levels below the root, walked without recursion (the readers recurse, and sanitizer frames
 // overflow a thread's stack long before 10,000 levels).
@@ -56,7 +52,7 @@ TEST(DeepNesting, TenThousandLevelsWriteEveryAggregateOutputInAFewMegabytes) {
     const auto started = std::chrono::steady_clock::now();
     {
         Session session(c);
-        descend(kDepth);
+        nest_levels(kDepth);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::printf("%d levels: session and every output in %.2f s\n", kDepth, seconds);

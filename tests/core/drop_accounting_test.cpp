@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <thread>
 
+#include "nested_levels.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
 #include "timers_only_config.hpp"
@@ -13,14 +14,9 @@
 namespace ringprof {
 namespace {
 
-constexpr int kDepth = 100;
+constexpr int kLevels = 100;
 constexpr int kDescents = 3;
 constexpr std::uint64_t kRingEvents = 64;
-
-void descend(int depth) {
-    PROF_SCOPE("level");
-    if (depth > 1) descend(depth - 1);
-}
 
 std::uint64_t recorded_levels(const TimerNode& root) {
     std::uint64_t n = 0;
@@ -36,15 +32,15 @@ TEST(DropAccounting, RefusedScopesAreCountedWhileTheThreadLivesAndAfterItExits) 
     std::uint64_t seen_by_thread = 0, total_while_alive = 0;
     std::thread deep([&] {
         set_thread_name("deep");
-        for (int i = 0; i < kDescents; ++i) descend(kDepth);
+        for (int i = 0; i < kDescents; ++i) ringprof::testing::nest_levels(kLevels);
         for (const ThreadInfo& t : thread_drops()) {
             if (t.name == "deep") seen_by_thread = t.dropped;
         }
         total_while_alive = dropped_scopes();
     });
     deep.join();
-    const std::uint64_t issued = std::uint64_t{kDepth} * kDescents;
-    const std::uint64_t at_least = (kDepth - (kRingEvents - 1)) * std::uint64_t{kDescents};
+    const std::uint64_t issued = std::uint64_t{kLevels} * kDescents;
+    const std::uint64_t at_least = (kLevels - (kRingEvents - 1)) * std::uint64_t{kDescents};
     EXPECT_GE(seen_by_thread, at_least);
     EXPECT_EQ(total_while_alive, seen_by_thread);
     const Snapshot s = session.snapshot();  // the thread's ring is retired by now

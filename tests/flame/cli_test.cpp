@@ -7,10 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <map>
-#include <sstream>
 
 #include "flame_test_trees.hpp"
+#include "folded_lines.hpp"
 #include "ringprof/timers_json.hpp"
 #include "tool_run.hpp"
 
@@ -31,21 +30,6 @@ ToolRun run_tool(const std::string& args) { return ringprof::testing::run_ringpr
 
 std::string fixture(const char* name) { return std::string(RINGPROF_TEST_SOURCE_DIR) + "/flame/fixtures/" + name; }
 
-std::map<std::string, long long> parse_folded(const std::string& text) {
-    std::map<std::string, long long> out;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-        const auto space = line.rfind(' ');
-        if (space == std::string::npos) {
-            ADD_FAILURE() << "bad line: " << line;
-            continue;
-        }
-        out[line.substr(0, space)] += std::stoll(line.substr(space + 1));
-    }
-    return out;
-}
-
 class CliForms : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(CliForms, WritesEveryFormatFromATimersFile) {
@@ -54,7 +38,7 @@ TEST_P(CliForms, WritesEveryFormatFromATimersFile) {
     const std::string stem = std::string(GetParam()).substr(0, std::string(GetParam()).find('.'));
 
     ASSERT_EQ(run_tool("'" + input + "' -o " + stem + ".txt").code, 0);
-    const auto stacks = parse_folded(flame_test::read_text(work_dir() + "/" + stem + ".txt"));
+    const auto stacks = flame_test::parse_folded(flame_test::read_text(work_dir() + "/" + stem + ".txt"));
     flame_test::for_each_path(tree.root,
                               [&](const std::string& path, const ringprof::TimerNode& n, const ringprof::TimerNode*) {
                                   std::string key = path;
@@ -114,7 +98,7 @@ TEST(Cli, ReadsACompressedChromeTrace) {
 
     const ToolRun r = run_tool("'" + trace + "' -f folded");
     ASSERT_EQ(r.code, 0) << r.err;
-    const auto stacks = parse_folded(flame_test::read_text(work_dir() + "/run_folded.txt"));
+    const auto stacks = flame_test::parse_folded(flame_test::read_text(work_dir() + "/run_folded.txt"));
     EXPECT_EQ(stacks.at("root;update"), 500);
     EXPECT_EQ(stacks.at("root;update;sgd"), 2000);
 

@@ -2,36 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <sstream>
 
 #include "flame_test_trees.hpp"
+#include "folded_lines.hpp"
 #include "ringprof/flame.hpp"
 
 namespace {
 
+using flame_test::parse_folded;
 using flame_test::training_tree;
 
 std::int64_t micros(double s) { return static_cast<std::int64_t>(std::llround(s * 1e6)); }
-
-// stack -> value, checking every line has the shape flamegraph.pl expects.
-std::map<std::string, std::int64_t> parse_folded(const std::string& text) {
-    std::map<std::string, std::int64_t> out;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) {
-        // "<frames> <digits>": the count is after the last space, frames never end in a space.
-        const auto space = line.rfind(' ');
-        const bool ok = space != std::string::npos && space > 0 && space + 1 < line.size() && line[space - 1] != ' ' &&
-                        line[0] != ' ' && line.find_first_not_of("0123456789", space + 1) == std::string::npos;
-        EXPECT_TRUE(ok) << "bad line: " << line;
-        if (!ok) continue;
-        const std::string stack = line.substr(0, space);
-        EXPECT_EQ(out.count(stack), 0u) << "stack twice: " << stack;
-        out[stack] = std::stoll(line.substr(space + 1));
-    }
-    return out;
-}
 
 std::string folded_path(const std::string& slash_path) {
     std::string s = slash_path;

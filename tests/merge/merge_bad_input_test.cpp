@@ -15,8 +15,6 @@ using ringprof::MergedTimeline;
 
 namespace {
 
-constexpr std::int64_t kBase = 1600000000000000;
-
 std::string good_timeline() {
     return smdebug_timeline(kBase, {{"Step:ModeKeys.TRAIN", "Step:ModeKeys.TRAIN", 10, 5, R"({"step_num": "0"})"}});
 }

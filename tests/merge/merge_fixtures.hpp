@@ -12,6 +12,9 @@ namespace merge_test {
 
 namespace fs = std::filesystem;
 
+// Where the fixtures' timelines start, in µs since the epoch.
+constexpr std::int64_t kBase = 1594662605000000;
+
 // A fresh folder under the build tree, removed at the end of the test.
 class TempDir {
 public:

@@ -17,8 +17,6 @@ using ringprof::MergeUnit;
 
 namespace {
 
-constexpr std::int64_t kBase = 1600000000000000;
-
 // Ten 100 µs steps, [100s, 100s + 90], and probes around µs 300 and 499 (relative to kBase),
 // named by where they sit.
 struct Probe {

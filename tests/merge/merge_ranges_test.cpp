@@ -10,8 +10,6 @@ using ringprof::MergeUnit;
 
 namespace {
 
-constexpr std::int64_t kBase = 1600000000000000;
-
 // Ten 100 µs steps on each of two hosts; host B's clock base is 30 µs later.
 void two_hosts(const fs::path& root) {
     for (int host = 0; host < 2; ++host) {

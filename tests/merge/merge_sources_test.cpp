@@ -10,8 +10,6 @@ using ringprof::MergeUnit;
 
 namespace {
 
-constexpr std::int64_t kBase = 1594662605000000;
-
 TEST(MergeSources, PythonAndModelTimelinesShareAbsoluteTime) {
     TempDir dir;
     write_file(

@@ -14,8 +14,6 @@ using ringprof::MergeResult;
 
 namespace {
 
-constexpr std::int64_t kBase = 1594662605000000;
-
 // Enough files, events and bytes that every reader sends several batches per file and readers
 // overtake each other: a truncated file mid-way (rolled back), a trace whose base comes after its
 // events (read twice), equal start times across files (order decided by reading order), B/E pairs.

@@ -14,8 +14,6 @@ using namespace merge_test;
 
 namespace {
 
-constexpr std::int64_t kBase = 1594662605000000;
-
 TEST(MergeTrackNumbers, ATrackIsNumberedByItsEarliestEventNotByItsFirstLine) {
     TempDir dir;
     // Host a's Forward track opens with a late event and has its earliest one further down;

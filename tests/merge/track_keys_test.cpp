@@ -14,8 +14,6 @@ using namespace merge_test;
 
 namespace {
 
-constexpr std::int64_t kBase = 1594662605000000;
-
 struct Where {
     std::string pid = "11", host = "hosta", phase = "Forward";
     int tid = 5;

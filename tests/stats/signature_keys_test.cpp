@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fake_clock.hpp"
@@ -68,9 +69,9 @@ std::vector<KeyCase> cases() {
     static const char other_float32[] = "float32";  // same text at another address
     std::vector<KeyCase> out;
     const auto add = [&](const char* component, bool separate, auto change) {
-        KeyCase c{component, Call{}, separate};
-        change(c.second);
-        out.push_back(c);
+        Call second;
+        change(second);
+        out.push_back(KeyCase{component, std::move(second), separate});
     };
     add("nothing", false, [](Call&) {});
     add("nothing (dtype text at another address)", false, [](Call& c) { c.t.dtype = other_float32; });
@@ -113,7 +114,8 @@ TEST(SignatureKeys, EachComponentAloneMakesASeparateRowAndNoChangeMakesOne) {
         ringprof::testing::TempDir dir;
         ringprof::Profile profile(ringprof::testing::fake_clock_options(dir));
         profile.enable();
-        Call{}.run();
+        const Call base;
+        base.run();
         c.second.run();
         profile.disable();
         std::ostringstream table;

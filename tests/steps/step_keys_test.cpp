@@ -11,8 +11,6 @@ namespace {
 
 using namespace steps_test;
 
-constexpr long long kBase = 1594662605000000;
-
 struct Row {
     double mean, min, max;
 };

@@ -9,8 +9,6 @@ namespace {
 
 using namespace steps_test;
 
-constexpr long long kBase = 1594662605000000;
-
 TEST(StepsCli, ExitCodesAndMessagesAreMerges) {
 #ifndef RINGPROF_TOOL
     GTEST_SKIP() << "needs the ringprof tool";

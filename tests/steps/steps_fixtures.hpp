@@ -21,6 +21,9 @@ namespace steps_test {
 
 using ringprof::testing::TempDir;
 
+// Where the fixtures' timelines start, in µs since the epoch.
+constexpr long long kBase = 1594662605000000;
+
 using ringprof::testing::ToolRun;
 
 // `ringprof steps ARGS`.

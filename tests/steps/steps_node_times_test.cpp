@@ -39,7 +39,6 @@ TEST(StepsNodeTimes, TheMedianOfTheOthersOfEachValueIsTheMedianOfTheRestToTheBit
 
 TEST(StepsNodeTimes, EveryStepListsEachNodesTimeAndTheSlowestAgreesWithThem) {
     TempDir dir;
-    constexpr long long kBase = 1594662605000000;
     // us[node][step]; node 3 misses step 1.
     const std::vector<std::vector<long long>> us{{1000, 1200, 900}, {1100, 1000, 3000}, {1000, 0, 950}};
     for (std::size_t n = 0; n < us.size(); ++n) {

@@ -15,8 +15,6 @@ namespace {
 
 using namespace steps_test;
 
-constexpr long long kBase = 1594662605000000;
-
 const ringprof::StepGroupStats* row(const std::vector<ringprof::StepGroupStats>& rows, const std::string& group) {
     for (const auto& r : rows)
         if (r.group == group) return &r;

@@ -13,7 +13,6 @@ namespace {
 
 using namespace steps_test;
 
-constexpr long long kBase = 1594662605000000;
 // Node algo-2-2's span per step; algo-1-1 takes 1000 us in every step.
 const std::vector<long long> kSlowNode = {1000, 1100, 1000, 3000, 1000, 1050};
 
