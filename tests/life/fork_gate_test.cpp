@@ -10,6 +10,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -22,6 +23,9 @@ namespace ringprof::testing {
 namespace {
 
 using namespace std::chrono_literals;
+
+// What ringprof says when a fork waited out its bound.
+constexpr const char* kForkWentAhead = "fork() waited";
 
 // A lock of the process that a backend takes, as a logging library's is: a forked child's
 // session uses it too.
@@ -103,10 +107,12 @@ TEST(ForkGate, AForkWaitsUntilTheDrainerIsOutOfItsBackend) { expect_child_finds_
 // (what a fork did before the gate), and the parent's session ends normally.
 TEST(ForkGate, ABackendThatNeverReturnsDelaysAForkButDoesNotBlockIt) {
     TempDir dir;
-    const Outcome o =
-        run_bounded([&] { return fork_while_a_backend_holds_the_lock(dir.str(), Hold::OnWriterUntilLetGo); });
+    const std::string stderr_path = dir.str() + "/stderr.txt";
+    const Outcome o = run_bounded(
+        [&] { return fork_while_a_backend_holds_the_lock(dir.str(), Hold::OnWriterUntilLetGo); }, stderr_path);
     ASSERT_TRUE(o.finished) << "fork() waited for a backend that never returns";
     EXPECT_EQ(o.exit_code, 1) << "the fork went ahead while the backend held its lock";
+    EXPECT_NE(read_text(stderr_path).find(kForkWentAhead), std::string::npos) << read_text(stderr_path);
 }
 
 // Stress: two threads fork over and over while producers flood 1 KiB rings (the drainer and the
@@ -116,54 +122,62 @@ TEST(ForkGate, ABackendThatNeverReturnsDelaysAForkButDoesNotBlockIt) {
 // fork-safe for any thread, so a program whose threads malloc during fork() hangs its children
 // under it whatever ringprof does. Children end with _exit: LeakSanitizer would count the
 // parent's threads' memory, unreachable in a child, as leaks.
+int fork_many_from_two_threads(const std::string& dir) {
+    Config c;
+    c.output_dir = dir;
+    c.run_id = "stress";
+    c.ring_bytes = 1024;
+    c.flush_interval_ms = 2;
+    Session session(c);
+    std::atomic<bool> stop{false};
+    std::atomic<int> recording{0};
+    std::vector<std::thread> producers;
+    for (int t = 0; t < 2; ++t) {
+        producers.emplace_back([&] {
+            { PROF_SCOPE("flood"); }  // this thread's ring exists before any fork
+            ++recording;
+            while (!stop) {
+                PROF_SCOPE("flood");
+            }
+        });
+    }
+    while (recording < 2) std::this_thread::yield();
+    std::atomic<int> bad{0};
+    // The barriers keep the forking threads' own start (which allocates) and end (which
+    // frees) away from each other's forks.
+    std::atomic<int> started{0}, finished{0};
+    auto fork_many = [&] {
+        ++started;
+        while (started < 2) std::this_thread::yield();
+        for (int i = 0; i < 25; ++i) {  // not scaled: the sanitizer builds are where it hung
+            const pid_t child = ::fork();
+            if (child == 0) {
+                for (int k = 0; k < 1000; ++k) {
+                    PROF_SCOPE("in_child");
+                }
+                flush();
+                ::_exit(dropped_scopes() == 0 ? 0 : 1);
+            }
+            int status = 0;
+            if (child < 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                ++bad;
+            }
+        }
+        ++finished;
+        while (finished < 2) std::this_thread::yield();
+    };
+    std::thread a(fork_many), b(fork_many);
+    a.join();
+    b.join();
+    stop = true;
+    for (auto& t : producers) t.join();
+    return bad.load();
+}
+
 TEST(ForkGate, ManyForksFromTwoThreadsWhileEveryRingprofThreadWorksAllFinishExact) {
     if (kThreadSanitizer) GTEST_SKIP() << "ThreadSanitizer cannot follow threads started in a forked child";
     TempDir dir;
-    const Outcome o = run_bounded([&]() -> int {
-        Config c;
-        c.output_dir = dir.str();
-        c.run_id = "stress";
-        c.ring_bytes = 1024;
-        c.flush_interval_ms = 2;
-        Session session(c);
-        std::atomic<bool> stop{false};
-        std::atomic<int> recording{0};
-        std::vector<std::thread> producers;
-        for (int t = 0; t < 2; ++t) {
-            producers.emplace_back([&] {
-                { PROF_SCOPE("flood"); }  // this thread's ring exists before any fork
-                ++recording;
-                while (!stop) {
-                    PROF_SCOPE("flood");
-                }
-            });
-        }
-        while (recording < 2) std::this_thread::yield();
-        std::atomic<int> bad{0};
-        auto fork_many = [&] {
-            for (int i = 0; i < 25; ++i) {  // not scaled: the sanitizer builds are where it hung
-                const pid_t child = ::fork();
-                if (child == 0) {
-                    for (int k = 0; k < 1000; ++k) {
-                        PROF_SCOPE("in_child");
-                    }
-                    flush();
-                    ::_exit(dropped_scopes() == 0 ? 0 : 1);
-                }
-                int status = 0;
-                if (child < 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
-                    WEXITSTATUS(status) != 0) {
-                    ++bad;
-                }
-            }
-        };
-        std::thread a(fork_many), b(fork_many);
-        a.join();
-        b.join();
-        stop = true;
-        for (auto& t : producers) t.join();
-        return bad.load();
-    });
+    const Outcome o = run_bounded([&] { return fork_many_from_two_threads(dir.str()); });
     ASSERT_TRUE(o.finished) << "a forked child (or the parent) hung";
     EXPECT_EQ(o.exit_code, 0) << "children that dropped scopes or failed";
 }

@@ -3,6 +3,8 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <condition_variable>
 #include <mutex>
 
@@ -15,8 +17,10 @@ namespace {
 struct Gate {
     std::mutex mutex;  // held by the forking thread from its wait until fork() returns
     std::condition_variable changed;
-    int working = 0;       // members between pause points, not blocked
-    bool forking = false;  // a fork waits or is under way
+    int working = 0;  // members between pause points, not blocked
+    // Forks waiting or under way. A count, not a flag: when two threads fork at once, the first
+    // one's end must not let the members run past their pause points while the second still waits.
+    int forks = 0;
 };
 
 Gate* g_gate = new Gate();  // replaced in a child, never destroyed (members may outlive statics)
@@ -30,17 +34,22 @@ int forking_thread_itself() { return t_member && !t_blocked ? 1 : 0; }
 void before_fork() {
     Gate& g = *g_gate;
     std::unique_lock<std::mutex> lock(g.mutex);
-    g.forking = true;
+    ++g.forks;
     g_forking.store(true, std::memory_order_relaxed);
     const int self = forking_thread_itself();
-    g.changed.wait_for(lock, kMaxForkWait, [&] { return g.working <= self; });
+    if (!g.changed.wait_for(lock, kMaxForkWait, [&] { return g.working <= self; })) {
+        std::fprintf(stderr,
+                     "ringprof: fork() waited %.1f s for ringprof's threads to pause (a blocked backend, or a "
+                     "machine too busy to run them) and goes ahead: the child may inherit a lock one of them holds\n",
+                     std::chrono::duration<double>(kMaxForkWait).count());
+    }
     lock.release();  // a member that wakes meanwhile stops at the mutex until fork() returns
 }
 
 void after_fork_in_parent() {
     Gate& g = *g_gate;
-    g.forking = false;
-    g_forking.store(false, std::memory_order_relaxed);
+    --g.forks;
+    g_forking.store(g.forks > 0, std::memory_order_relaxed);
     g.mutex.unlock();
     g.changed.notify_all();
 }
@@ -59,7 +68,7 @@ ForkGateMember::ForkGateMember() {
     std::call_once(handlers, [] { ::pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child); });
     Gate& g = *g_gate;
     std::unique_lock<std::mutex> lock(g.mutex);
-    g.changed.wait(lock, [&] { return !g.forking; });
+    g.changed.wait(lock, [&] { return g.forks == 0; });
     ++g.working;
     t_member = true;
 }
@@ -78,10 +87,10 @@ void fork_pause_point() noexcept {
     if (!t_member || !g_forking.load(std::memory_order_relaxed)) return;
     Gate& g = *g_gate;
     std::unique_lock<std::mutex> lock(g.mutex);
-    if (!g.forking) return;
+    if (g.forks == 0) return;
     --g.working;
     g.changed.notify_all();
-    g.changed.wait(lock, [&] { return !g.forking; });
+    g.changed.wait(lock, [&] { return g.forks == 0; });
     ++g.working;
 }
 

@@ -10,7 +10,8 @@
 // is not waited for (it holds nothing while it waits, and it cannot go on until the fork is done).
 // The child starts with no ringprof thread at all. The wait is bounded by kMaxForkWait, so a
 // backend that blocks its thread delays a fork by that much but never blocks it; past the bound
-// the fork goes ahead as it would without the gate.
+// the fork goes ahead as it would without the gate, and says so on stderr. Forks from several
+// threads at once are counted: the members stay parked until the last of them is done.
 #pragma once
 
 #include <chrono>
