@@ -91,15 +91,28 @@ TimerTree hammer_from_a_handler(const TempDir& dir, Install how, long& main_scop
     return load_timers_json(dir.str() + "/handler_timers.json");
 }
 
+bool anywhere(const TimerNode& node, const std::string& name) {
+    for (const auto& child : node.children) {
+        if (child.name == name || anywhere(child, name)) return true;
+    }
+    return false;
+}
+
 void expect_refused_and_counted(const TimerTree& tree, long main_scopes, long handler_scopes) {
     ASSERT_GT(handler_scopes, 100) << "the timer hardly fired: the test proves nothing";
-    ASSERT_NE(tree.root.find("main_scope"), nullptr);
-    EXPECT_EQ(static_cast<long>(tree.root.find("main_scope")->count), main_scopes);
-    const TimerNode* inner = tree.root.find("main_scope")->find("inner");
+    const TimerNode* main_scope = tree.root.find("main_scope");
+    ASSERT_NE(main_scope, nullptr);
+    EXPECT_EQ(static_cast<long>(main_scope->count), main_scopes);
+    const TimerNode* inner = main_scope->find("inner");
     ASSERT_NE(inner, nullptr);
     EXPECT_EQ(static_cast<long>(inner->count), main_scopes);
-    EXPECT_EQ(tree.root.find("in_handler"), nullptr);
-    EXPECT_EQ(tree.root.find("main_scope")->children.size(), 1u) << "nothing else under the main thread's scope";
+    EXPECT_FALSE(anywhere(tree.root, "in_handler"));
+    // Besides its own scope, only ringprof's record of the thread waiting for room (its ring at
+    // the maximum while a loaded machine kept the drainer from running) may sit under it.
+    for (const auto& child : main_scope->children) {
+        EXPECT_TRUE(child.name == "inner" || child.name == "ringprof.wait")
+            << child.name << " (" << child.count << ") under the main thread's scope";
+    }
     EXPECT_EQ(metadata(tree, "dropped_scopes"), std::to_string(handler_scopes));
     EXPECT_EQ(metadata(tree, "dropped_scopes_in_signal_handlers"), std::to_string(handler_scopes));
     EXPECT_EQ(metadata(tree, "misnested_scopes"), "");
