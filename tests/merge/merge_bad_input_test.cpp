@@ -65,7 +65,7 @@ TEST(MergeBadInput, TruncatedGzip) {
         events += R"({"name":"e","ph":"X","pid":1,"tid":1,"ts":)" + std::to_string(kBase + i) + R"(,"dur":1},)";
     events += "{}]}";
     write_gzip(bad, events);
-    const std::string bytes = slurp(bad.string());
+    const std::string bytes = read_text(bad.string());
     write_file(bad, bytes.substr(0, bytes.size() / 2));
     EXPECT_NE(reason_for(dir.path(), bad).find("truncated gzip"), std::string::npos);
 }
@@ -113,7 +113,7 @@ std::string merge_as_nobody(const fs::path& root, const fs::path& out, int& exit
                             err.string();
     const int status = std::system(cmd.c_str());
     exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return slurp(err.string());
+    return read_text(err.string());
 }
 #endif
 

@@ -1,31 +1,12 @@
 #include "merge_fixtures.hpp"
 
-#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
-#include <unistd.h>
 #include <zlib.h>
 
 namespace merge_test {
-
-TempDir::TempDir() {
-    static std::atomic<int> counter{0};
-    path_ = fs::path(RINGPROF_TEST_BINARY_DIR) / "merge_tmp" /
-            ("t" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-}
-
-TempDir::~TempDir() {
-    std::error_code ec;
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-    for (auto it = fs::recursive_directory_iterator(path_, ec); !ec && it != fs::recursive_directory_iterator();
-         it.increment(ec))
-        fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path_, ec);
-}
 
 void write_file(const fs::path& p, const std::string& content) {
     fs::create_directories(p.parent_path());
@@ -65,13 +46,6 @@ std::string smdebug_timeline(std::int64_t base_us, const std::vector<PhaseEvent>
         s << "}";
     }
     s << "\n]\n";
-    return s.str();
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
     return s.str();
 }
 

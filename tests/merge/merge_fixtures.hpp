@@ -8,6 +8,8 @@
 
 #include <simdjson.h>
 
+#include "temp_dir.hpp"
+
 namespace merge_test {
 
 namespace fs = std::filesystem;
@@ -15,18 +17,8 @@ namespace fs = std::filesystem;
 // Where the fixtures' timelines start, in µs since the epoch.
 constexpr std::int64_t kBase = 1594662605000000;
 
-// A fresh folder under the build tree, removed at the end of the test.
-class TempDir {
-public:
-    TempDir();
-    ~TempDir();
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
+using ringprof::testing::read_text;
+using ringprof::testing::TempDir;
 
 void write_file(const fs::path& p, const std::string& content);
 void write_gzip(const fs::path& p, const std::string& content);
@@ -54,6 +46,5 @@ struct OutEvent {
 std::vector<OutEvent> read_output(const std::string& path);
 std::vector<OutEvent> only_x(const std::vector<OutEvent>& all);
 std::string thread_name_of(const std::vector<OutEvent>& all, std::int64_t pid, std::int64_t tid);
-std::string slurp(const std::string& path);
 
 }  // namespace merge_test

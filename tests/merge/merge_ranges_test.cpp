@@ -85,14 +85,14 @@ TEST(MergeRanges, HostsShareAPhaseButKeepTheirOwnThreads) {
     EXPECT_EQ(thread_names, 4u);   // two phases x two hosts
     // Same input, same tids: nothing depends on hashing or run.
     const auto again = MergedTimeline(dir.path().string(), {}, (dir.path() / "again").string()).merge_all();
-    EXPECT_EQ(slurp(again.output_path), slurp(r.output_path));
+    EXPECT_EQ(read_text(again.output_path), read_text(r.output_path));
 }
 
 TEST(MergeRanges, NothingMatchingWritesAnEmptyArray) {
     TempDir dir;
     two_hosts(dir.path());
     const auto r = MergedTimeline(dir.path().string()).merge_timeline(1, 2);
-    EXPECT_EQ(slurp(r.output_path), "[]");
+    EXPECT_EQ(read_text(r.output_path), "[]");
     EXPECT_EQ(r.events_written, 0u);
 }
 
@@ -138,7 +138,7 @@ TEST(MergeRanges, SpillingToDiskGivesTheSameFile) {
     spilled.set_node_id("n");
     const auto a = in_memory.merge_all();
     const auto b = spilled.merge_all();
-    EXPECT_EQ(slurp(a.output_path), slurp(b.output_path));
+    EXPECT_EQ(read_text(a.output_path), read_text(b.output_path));
     EXPECT_EQ(a.events_written, 440u);
     EXPECT_TRUE(b.complete());
     // Proof that it spilled: the same merge, with a spill folder that cannot be created (its

@@ -98,7 +98,7 @@ TEST(MergeSources, SmDataParallelEndWithoutNameIsAccepted) {
     EXPECT_DOUBLE_EQ(x[0].dur, 4.5);
     EXPECT_EQ(x[0].pid, 1000000);
     EXPECT_EQ(thread_name_of(all, x[0].pid, x[0].tid), "0-node_7");
-    EXPECT_NE(slurp(r.output_path).find("\"dur\": 4.5"), std::string::npos);
+    EXPECT_NE(read_text(r.output_path).find("\"dur\": 4.5"), std::string::npos);
 }
 
 TEST(MergeSources, TensorFlowTraceTakesItsBaseFromTheMarker) {
@@ -125,7 +125,7 @@ TEST(MergeSources, TensorFlowTraceTakesItsBaseFromTheMarker) {
     EXPECT_EQ(x[1].ts, 1596659864545103 + 21307);
     EXPECT_EQ(thread_name_of(all, 60000, x[1].tid), "myhost_tf_Compute");
     // Floats print as Python does: smdebug's readers see the same text.
-    const std::string text = slurp(r.output_path);
+    const std::string text = read_text(r.output_path);
     EXPECT_NE(text.find("\"ts\": 1596659864566403.5"), std::string::npos);
     EXPECT_NE(text.find("\"dur\": 1e-06"), std::string::npos);
 }

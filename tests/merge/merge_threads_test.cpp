@@ -65,7 +65,7 @@ Answer merge_with(const fs::path& root, unsigned threads, bool ranged) {
     merger.set_reader_threads(threads);
     Answer a;
     a.result = ranged ? merger.merge_timeline(kBase + 20000, kBase + 60000) : merger.merge_all();
-    a.bytes = slurp(a.result.output_path);
+    a.bytes = read_text(a.result.output_path);
     return a;
 }
 

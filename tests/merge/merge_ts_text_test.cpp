@@ -51,7 +51,7 @@ TEST(MergeTsText, StartsComeOutExactAcrossEveryChangeOfLeadingDigits) {
     MergedTimeline merger(dir.path().string(), {}, (dir.path() / "out").string());
     const auto r = merger.merge_all();
     ASSERT_TRUE(r.complete());
-    const auto texts = ts_texts(slurp(r.output_path));
+    const auto texts = ts_texts(read_text(r.output_path));
     EXPECT_EQ(texts, expected);
 }
 
