@@ -2,7 +2,6 @@
 // (the smdebug MergedTimeline). The work is in the library; this only parses arguments and reports.
 #include <fmt/format.h>
 
-#include <new>
 #include <string>
 
 #include "arguments.hpp"
@@ -63,15 +62,10 @@ int run(int argc, char** argv) {
 
     MergedTimeline merger(path, range.suffixes, out_dir);
     MergeResult r;
-    try {
-        r = range.start ? merger.merge_timeline(*range.start, *range.end, range.unit) : merger.merge_all();
-    } catch (const std::bad_alloc&) {
-        report(kName, fmt::format("{}: out of memory while merging; no merged file written", path));
-        return kExitFailed;
-    } catch (const MergeError& e) {
-        if (is_range_error(e)) return usage_error(e.what());
-        report(kName, e.what());
-        return kExitFailed;
+    if (const auto failed = answer_read_failure(kName, kUsageLine, path, "merging; no merged file written", [&] {
+            r = range.start ? merger.merge_timeline(*range.start, *range.end, range.unit) : merger.merge_all();
+        })) {
+        return *failed;
     }
     report_inputs(kName, r.skipped, r.notes);
     if (r.output_path.empty()) {

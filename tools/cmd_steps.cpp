@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <new>
 #include <string>
 
 #include "arguments.hpp"
@@ -119,15 +118,9 @@ int run(int argc, char** argv) {
     if (range.start) req.range.emplace(*range.start, *range.end);
 
     StepAnalysis a;
-    try {
-        a = analyze_steps(path, req);
-    } catch (const std::bad_alloc&) {
-        report(kName, fmt::format("{}: out of memory while reading", path));
-        return kExitFailed;
-    } catch (const MergeError& e) {
-        if (is_range_error(e)) return usage_error(e.what());
-        report(kName, e.what());
-        return kExitFailed;
+    if (const auto failed =
+            answer_read_failure(kName, kUsageLine, path, "reading", [&] { a = analyze_steps(path, req); })) {
+        return *failed;
     }
     report_inputs(kName, a.skipped, a.notes);
     if (a.files_read == 0 && !a.skipped.empty()) {

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 namespace ringprof::cli {
 namespace {
@@ -54,8 +55,21 @@ std::string TraceRangeOptions::check() const {
     return "";
 }
 
-bool is_range_error(const MergeError& e) {
-    return std::strstr(e.what(), "before start") != nullptr || std::strstr(e.what(), "must be after") != nullptr;
+std::optional<int> answer_read_failure(const char* command, const char* usage_line, const std::string& path,
+                                       const char* doing, const std::function<void()>& read) {
+    try {
+        read();
+        return std::nullopt;
+    } catch (const std::bad_alloc&) {
+        report(command, fmt::format("{}: out of memory while {}", path, doing));
+        return kExitFailed;
+    } catch (const MergeError& e) {
+        const bool range_error =
+            std::strstr(e.what(), "before start") != nullptr || std::strstr(e.what(), "must be after") != nullptr;
+        if (range_error) return usage_error(command, usage_line, e.what());
+        report(command, e.what());
+        return kExitFailed;
+    }
 }
 
 void report_inputs(const char* command, const std::vector<SkippedInput>& skipped,

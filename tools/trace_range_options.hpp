@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,10 +33,13 @@ struct TraceRangeOptions {
     std::string check() const;
 };
 
-// What merge and steps both answer the same way after reading:
-// a MergeError that is the range's fault (end before start, a step not found) is a usage error;
-bool is_range_error(const MergeError& e);
-// each input left out, and each warning about dropped or unpaired events, is one stderr line.
+// What merge and steps both answer the same way when reading PATH throws: a MergeError that is
+// the range's fault (end before start, a step not found) is a usage error; any other, and
+// running out of memory "while <doing>", a failure. nullopt when `read` returned; else the exit code.
+std::optional<int> answer_read_failure(const char* command, const char* usage_line, const std::string& path,
+                                       const char* doing, const std::function<void()>& read);
+// After reading: each input left out, and each warning about dropped or unpaired events, is one
+// stderr line.
 void report_inputs(const char* command, const std::vector<SkippedInput>& skipped,
                    const std::vector<std::string>& notes);
 

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "flame/html_assets.hpp"
+#include "flame/markup_text.hpp"
 #include "json/json_text.hpp"
 #include "ringprof/flame.hpp"
 #include "ringprof/version.hpp"
@@ -188,27 +189,6 @@ std::string script_safe(const std::string& json) {
     return out;
 }
 
-void append_html_text(std::string& out, std::string_view s) {
-    for (char c : detail::valid_utf8(s)) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            default:
-                out += c;
-        }
-    }
-}
-
 }  // namespace
 
 std::string render_html(const FlameProfile& profile) {
@@ -244,8 +224,9 @@ std::string render_html(const FlameProfile& profile) {
     std::string out;
     out.reserve(data.size() + 32 * 1024);
     out += kPageHead;
-    append_html_text(out,
-                     profile.title.empty() ? std::string("ringprof flame graph") : profile.title + " - flame graph");
+    detail::append_markup_text(
+        out, profile.title.empty() ? std::string("ringprof flame graph") : profile.title + " - flame graph",
+        detail::Markup::Html);
     out += "</title>\n<style>\n";
     out += detail::flame_page_css();
     out += "</style>\n</head>\n";

@@ -6,7 +6,7 @@
 
 #include "flame/flame_layout.hpp"
 #include "flame/frame_color.hpp"
-#include "json/json_text.hpp"
+#include "flame/markup_text.hpp"
 #include "ringprof/flame.hpp"
 
 namespace ringprof {
@@ -38,33 +38,7 @@ void layout(const TimerNode& node, const TimerNode* parent, double x, double w, 
     }
 }
 
-// Text and attribute values; characters XML 1.0 forbids become '?', bytes that are not UTF-8
-// become U+FFFD (an SVG with either is not well-formed and does not open).
-void append_xml(std::string& out, std::string_view raw) {
-    const std::string s = detail::valid_utf8(raw);
-    for (char ch : s) {
-        const unsigned char c = static_cast<unsigned char>(ch);
-        switch (ch) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&apos;";
-                break;
-            default:
-                out += (c < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') ? '?' : ch;
-        }
-    }
-}
+void append_xml(std::string& out, std::string_view raw) { detail::append_markup_text(out, raw, detail::Markup::Xml); }
 
 std::string fixed(double v, int decimals) {
     char buf[40];
