@@ -73,16 +73,29 @@ int fork_while_a_backend_holds_the_lock(const std::string& dir, Hold hold) {
     c.backends = {"timers"};
     Session session(c);
     session.add_backend(std::make_unique<HoldsTheProcessLock>(hold));
+    // The flusher ends (which frees) only after the fork: the test's own threads stay out of the
+    // allocator while it happens (ASan's is not fork-safe).
+    std::atomic<bool> forked{false};
     std::thread flusher;
-    if (hold == Hold::OnDrainerBriefly) flusher = std::thread([] { flush(); });
+    if (hold == Hold::OnDrainerBriefly) {
+        flusher = std::thread([&] {
+            flush();
+            while (!forked) std::this_thread::yield();
+        });
+    }
     const auto give_up = std::chrono::steady_clock::now() + 20s;
     while (!g_inside) {
-        if (std::chrono::steady_clock::now() > give_up) return 2;
+        if (std::chrono::steady_clock::now() > give_up) {
+            forked = true;
+            if (flusher.joinable()) flusher.join();
+            return 2;
+        }
         PROF_SCOPE("work");
         std::this_thread::sleep_for(100us);
     }
     const pid_t child = ::fork();
     if (child == 0) ::_exit(g_process_lock.try_lock() ? 0 : 1);
+    forked = true;
     g_let_go = true;
     int status = 0;
     ::waitpid(child, &status, 0);
