@@ -47,14 +47,14 @@ mutation ring_fits_off_by_one core sdk/src/engine/ring_room.cpp \
 mutation parallel_at_three_threads core sdk/src/tree/parallel_rule.hpp \
     'kParallelThreads = 2;' 'kParallelThreads = 3;' \
     ringprof_timers_tests 'ParallelRuleEdge.*'
-# Parallel rule: a merged worker tree is not marked parallel.
-mutation merged_worker_not_parallel core sdk/src/engine/agg_node.cpp \
-    'parallel_after_merge(parallel, other.is_parallel, parallel_flag);' 'parallel_after_merge(parallel, other.is_parallel, false);' \
-    ringprof_timers_tests 'ParallelRuleEdge.*:MlAgentsScenario.*'
-# Parallel rule: merge-timers does not mark merged files parallel.
-mutation merge_timers_not_parallel core sdk/src/timers/timer_tree.cpp \
-    'parallel_after_merge(is_parallel, other.is_parallel, parallel);' 'parallel_after_merge(is_parallel, other.is_parallel, false);' \
-    "ringprof_timers_tests ringprof_cli" 'MergeTimersCli.*'
+# Parallel rule: a merge marked parallel (a worker's tree, merge-timers' files) marks nothing.
+mutation merged_worker_not_parallel core sdk/src/tree/merge_nodes.hpp \
+    'parallel_after_merge(into.is_parallel, from.is_parallel, parallel_merge);' 'parallel_after_merge(into.is_parallel, from.is_parallel, false);' \
+    "ringprof_timers_tests ringprof_cli" 'ParallelRuleEdge.*:MlAgentsScenario.*:MergeTimersCli.*'
+# Parallel rule: a merged tree's time counts as one more thread's.
+mutation merged_tree_counts_a_thread core sdk/src/tree/agg_node.cpp \
+    'contributor != 0 && contributor != last_contributor' 'contributor != last_contributor' \
+    ringprof_timers_tests 'TimerNodeKeys.*'
 # Self time: not clamped at zero under parallel children.
 mutation self_not_clamped core sdk/src/timers/timer_tree.cpp \
     'return std::max(0.0, total - children_total);' 'return total - children_total;' \
@@ -68,7 +68,7 @@ mutation count_stuck_at_one core sdk/src/engine/call_tree.hpp \
     '++n.count;' 'n.count = 1;' \
     ringprof_timers_tests 'MlAgentsScenario.*:ParallelRuleEdge.*'
 # Count: the process tree keeps only the last thread's calls.
-mutation count_of_last_thread core sdk/src/engine/agg_node.cpp \
+mutation count_of_last_thread core sdk/src/tree/agg_node.cpp \
     'count += calls;' 'count = calls;' \
     ringprof_timers_tests 'ParallelRuleEdge.*'
 # Drop accounting: a refused scope is not counted.

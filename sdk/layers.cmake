@@ -15,10 +15,22 @@
 # steps built on them. The live one, under PROF_SCOPE: the process's settings, files and fork
 # safety, then the engine, which records, drains and aggregates, then the built-in backends. The
 # session (in the engine) starts them through a declaration of its own (engine/builtin_backends.hpp)
-# that backends/ defines, so no engine file includes a backend.
+# that backends/ defines, so no engine file includes a backend. That declaration is the one place
+# the link graph runs upward, on purpose: the default session is started from a marker's slow
+# path, deep in the engine, and needs the built-in outputs; registering them from backends/ by a
+# static initializer instead would be dropped silently by the linker from a static archive.
+#
+# Words kept to one meaning each. Trees: CallNode is a thread's call tree in the drainer (nodes
+# by call site); AggNode (tree/) is a tree summed from several threads, which counts the threads
+# that fed each node; TimerNode (ringprof/timer_tree.hpp) is the timers.json tree every output
+# takes. Trees are merged (TimerTree::merge, `ringprof merge-timers`, a worker's tree, threads
+# summed for a flame graph) by tree/merge_nodes.hpp alone. The merge/ folder is `ringprof merge`:
+# the timelines of many processes into one. "profile" is ringprof::Profile (cProfile's
+# counterpart, engine/profile.cpp, which the Python module's Profile wraps) or a FlameProfile
+# (flame/), nothing else.
 
 # Shared bottom: pieces both stacks use.
-ringprof_layer(tree)                                  # child lookups shared by every tree type
+ringprof_layer(tree)                                  # tree nodes: child lookups, merge, parallel rule
 ringprof_layer(json)                                  # JSON text out, checked JSON values in
 ringprof_layer(process)                               # settings, files, fork safety, quiet threads
 

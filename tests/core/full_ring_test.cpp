@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "blocking_backend.hpp"
-#include "bounded_child.hpp"
+#include "bounded_process.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "sanitizer_build.hpp"
@@ -28,10 +28,11 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::BlockingBackend;
-using testing::ChildOutcome;
+using testing::Outcome;
 using testing::run_bounded;
 using testing::scaled;
 using testing::TempDir;
+using testing::without_exit_handlers;
 
 Config all_outputs(const TempDir& dir) {
     Config c;  // default ring size and policy, every built-in output
@@ -72,7 +73,7 @@ std::string three_threads_exact(const Config& c) {
 
 TEST(ExactByDefault, ThreeThreadsOfNestedScopesLoseNothingIn20ConsecutiveRuns) {
     TempDir dir;
-    const ChildOutcome child = run_bounded(
+    const Outcome child = run_bounded(
         [&] {
             for (int run = 0; run < 20; ++run) {
                 const std::string wrong = three_threads_exact(all_outputs(dir));
@@ -83,7 +84,7 @@ TEST(ExactByDefault, ThreeThreadsOfNestedScopesLoseNothingIn20ConsecutiveRuns) {
             }
             return 0;
         },
-        120s);
+        without_exit_handlers(120s));
     ASSERT_TRUE(child.finished) << "hung";
     EXPECT_EQ(child.exit_code, 0);
 }
@@ -100,7 +101,7 @@ TEST(ExactByDefault, ThreeThreadsLoseNothingWhileTwoBusyProcessesHoldBothCores) 
         }
         busy.push_back(pid);
     }
-    const ChildOutcome child = run_bounded(
+    const Outcome child = run_bounded(
         [&] {
             for (int run = 0; run < 20; ++run) {
                 const std::string wrong = three_threads_exact(all_outputs(dir));
@@ -111,7 +112,7 @@ TEST(ExactByDefault, ThreeThreadsLoseNothingWhileTwoBusyProcessesHoldBothCores) 
             }
             return 0;
         },
-        120s);
+        without_exit_handlers(120s));
     for (pid_t pid : busy) {
         ::kill(pid, SIGKILL);
         ::waitpid(pid, nullptr, 0);
@@ -243,7 +244,7 @@ void flood(std::atomic<bool>& stop) {
 
 TEST(WaitPolicy, StoppingTheSessionUnderWaitingProducersFinishes) {
     TempDir dir;
-    const ChildOutcome child = run_bounded(
+    const Outcome child = run_bounded(
         [&] {
             Config c = all_outputs(dir);
             c.ring_bytes = 1024;
@@ -258,7 +259,7 @@ TEST(WaitPolicy, StoppingTheSessionUnderWaitingProducersFinishes) {
             for (auto& t : threads) t.join();
             return 0;
         },
-        30s);
+        without_exit_handlers(30s));
     ASSERT_TRUE(child.finished) << "a producer kept waiting after its session stopped";
     EXPECT_EQ(child.exit_code, 0);
 }
@@ -267,14 +268,14 @@ TEST(WaitPolicy, AForkedChildRecordsExactlyAndFinishes) {
     if (ringprof::testing::kThreadSanitizer)
         GTEST_SKIP() << "ThreadSanitizer does not support threads started after fork";
     TempDir dir;
-    const ChildOutcome parent = run_bounded(
+    const Outcome parent = run_bounded(
         [&] {
             Config c = all_outputs(dir);
             c.ring_bytes = 1024;
             Session session(c);
             nested_loop(100);
             PROF_SCOPE("open_across_fork");
-            const ChildOutcome child = run_bounded(
+            const Outcome child = run_bounded(
                 [] {
                     // No drainer exists here until the first marker starts the child's session.
                     const long n = scaled(20'000);
@@ -283,17 +284,17 @@ TEST(WaitPolicy, AForkedChildRecordsExactlyAndFinishes) {
                     const std::uint64_t dropped = dropped_scopes();
                     return dropped == 0 ? 0 : 1;
                 },
-                30s);
+                without_exit_handlers(30s));
             return child.finished ? child.exit_code : 2;
         },
-        60s);
+        without_exit_handlers(60s));
     ASSERT_TRUE(parent.finished) << "hung";
     EXPECT_EQ(parent.exit_code, 0) << "1: the child dropped scopes, 2: the child hung";
 }
 
 TEST(WaitPolicy, ExitingWhileProducersWaitFinishes) {
     TempDir dir;
-    const ChildOutcome child = run_bounded(
+    const Outcome child = run_bounded(
         [&]() -> int {
             ::setenv("RINGPROF_OUTPUT_DIR", dir.str().c_str(), 1);
             ::setenv("RINGPROF_RING_BYTES", "1024", 1);
@@ -303,14 +304,14 @@ TEST(WaitPolicy, ExitingWhileProducersWaitFinishes) {
             std::this_thread::sleep_for(50ms);
             std::exit(0);  // the default session stops under the flooding threads
         },
-        30s);
+        without_exit_handlers(30s));
     ASSERT_TRUE(child.finished) << "exit hung with producers waiting for room";
     EXPECT_EQ(child.exit_code, 0);
 }
 
 TEST(WaitPolicy, ABackendThatBlocksTheDrainerTurnsWaitsIntoCountedDrops) {
     TempDir dir;
-    const ChildOutcome child = run_bounded(
+    const Outcome child = run_bounded(
         [&] {
             Config c = all_outputs(dir);
             c.backends = {"timers"};
@@ -330,7 +331,7 @@ TEST(WaitPolicy, ABackendThatBlocksTheDrainerTurnsWaitsIntoCountedDrops) {
             const bool accounted = recorded(s) + s.dropped == static_cast<std::uint64_t>(2 * iterations);
             return s.dropped > 0 && accounted ? 0 : 1;
         },
-        60s);
+        without_exit_handlers(60s));
     ASSERT_TRUE(child.finished) << "a blocked drainer made a producer hang";
     EXPECT_EQ(child.exit_code, 0) << "expected counted drops with recorded + dropped = issued";
 }

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "bounded_child.hpp"
+#include "bounded_process.hpp"
 #include "ringprof/ringprof.hpp"
 #include "sanitizer_build.hpp"
 #include "temp_dir.hpp"
@@ -27,11 +27,12 @@ namespace ringprof {
 namespace {
 
 using namespace std::chrono_literals;
-using testing::ChildOutcome;
+using testing::Outcome;
 using testing::run_bounded;
 using testing::scaled;
 using testing::TempDir;
 using testing::timers_only;
+using testing::without_exit_handlers;
 
 // A field of /proc/self/status, in KiB.
 std::uint64_t status_kib(const std::string& field) {
@@ -48,7 +49,7 @@ using testing::kSanitized;
 TEST(RingMemory, AThousandLiveThreadsRecordingAFewScopesEachCostUnder64MB) {
     if (kSanitized) GTEST_SKIP() << "a sanitizer's shadow memory dominates RSS";
     TempDir dir;
-    const ChildOutcome child = run_bounded(
+    const Outcome child = run_bounded(
         [&] {
             constexpr int kThreads = 1000;
             Session session(timers_only(dir));
@@ -85,7 +86,7 @@ TEST(RingMemory, AThousandLiveThreadsRecordingAFewScopesEachCostUnder64MB) {
             if (!exact) return 2;
             return threads_kib < 64u * 1024u ? 0 : 1;
         },
-        120s);
+        without_exit_handlers(120s));
     ASSERT_TRUE(child.finished) << "hung";
     EXPECT_EQ(child.exit_code, 0) << "1: over 64 MB, 2: counts not exact";
 }
@@ -136,7 +137,7 @@ TEST(RingMemory, AThreadThatGetsNoRingHasItsScopesCountedAsDroppedAndSaidOnce) {
     if (kSanitized) GTEST_SKIP() << "a sanitizer cannot run under a tight address-space limit";
     TempDir dir;
     const std::string err_path = dir.str() + "/stderr.txt";
-    const ChildOutcome child = run_bounded(
+    const Outcome child = run_bounded(
         [&] {
             const int fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
             ::dup2(fd, 2);
@@ -173,7 +174,7 @@ TEST(RingMemory, AThreadThatGetsNoRingHasItsScopesCountedAsDroppedAndSaidOnce) {
             if (s.tree.root.find("starved") != nullptr) return 3;
             return s.dropped == 100 ? 0 : 1;
         },
-        60s);
+        without_exit_handlers(60s));
     ASSERT_TRUE(child.finished) << "hung";
     EXPECT_EQ(child.exit_code, 0) << "1: the 100 scopes were not counted as dropped, 3: recorded";
     const std::string err = testing::read_text(err_path);

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "bounded_child.hpp"
+#include "bounded_process.hpp"
 #include "ringprof/ringprof.hpp"
 
 namespace flame_test {
@@ -87,7 +87,7 @@ inline DemoShapedRun run_demo_shaped(const std::string& name) {
             }
             return 0;
         },
-        std::chrono::seconds(60));
+        ringprof::testing::without_exit_handlers(std::chrono::seconds(60)));
     r.finished = outcome.finished;
     r.exit_code = outcome.exit_code;
     std::ifstream in(tids);

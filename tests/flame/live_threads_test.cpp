@@ -162,7 +162,7 @@ TEST(FlameLive, ThreadsExitedBeyondTheFirst64ShareOneView) {
             }
             return 0;
         },
-        std::chrono::seconds(60));
+        ringprof::testing::without_exit_handlers(std::chrono::seconds(60)));
     ASSERT_TRUE(outcome.finished) << "the churning run did not finish within its deadline";
     ASSERT_EQ(outcome.exit_code, 0);
     std::ifstream in(result);

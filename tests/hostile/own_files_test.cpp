@@ -10,7 +10,7 @@
 #include <fstream>
 #include <string>
 
-#include "bounded_child.hpp"
+#include "bounded_process.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Records 10 "work" scopes in a session of its own, in a child process; stderr into `err_path`.
-ChildOutcome record_into(const Config& config, const std::string& err_path) {
+Outcome record_into(const Config& config, const std::string& err_path) {
     return run_bounded(
         [&] {
             const int fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -37,7 +37,7 @@ ChildOutcome record_into(const Config& config, const std::string& err_path) {
             }
             return 0;
         },
-        std::chrono::seconds(20));
+        without_exit_handlers(std::chrono::seconds(20)));
 }
 
 int work_count(const std::string& timers_path) {
@@ -67,7 +67,7 @@ TEST(OwnFiles, AClaimFileWithAnotherNameIsNotWrittenIntoAndRecordingGoesOn) {
     const std::string claim = dir.str() + "/.linked.ringprof_claim";
     ASSERT_EQ(::link(kept.c_str(), claim.c_str()), 0);
     const std::string err_path = elsewhere.str() + "/stderr.txt";
-    const ChildOutcome o = record_into(timers_only(dir, "linked"), err_path);
+    const Outcome o = record_into(timers_only(dir, "linked"), err_path);
     const std::string err = read_text(err_path);
     ASSERT_TRUE(o.finished);
     EXPECT_EQ(o.exit_code, 0) << err;
@@ -84,7 +84,7 @@ TEST(OwnFiles, TheOutputFolderMayBeALinkTheUserMade) {
     Config c = timers_only(dir, "through_link");
     c.output_dir = dir.str() + "/out";
     const std::string err_path = dir.str() + "/stderr.txt";
-    const ChildOutcome o = record_into(c, err_path);
+    const Outcome o = record_into(c, err_path);
     ASSERT_TRUE(o.finished);
     EXPECT_EQ(o.exit_code, 0) << read_text(err_path);
     EXPECT_EQ(read_text(err_path), "");
@@ -102,7 +102,7 @@ TEST(OwnFiles, ALinkAtAnOutputNameIsLeftAsItIsAndReportedOnceAcrossSnapshots) {
     Config c = timers_only(dir, "linked");
     c.backends = {"timers", "stats"};
     const std::string err_path = elsewhere.str() + "/stderr.txt";
-    const ChildOutcome o = run_bounded(
+    const Outcome o = run_bounded(
         [&] {
             const int fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
             if (fd >= 0) ::dup2(fd, 2);
@@ -113,7 +113,7 @@ TEST(OwnFiles, ALinkAtAnOutputNameIsLeftAsItIsAndReportedOnceAcrossSnapshots) {
             }
             return 0;
         },
-        std::chrono::seconds(20));
+        without_exit_handlers(std::chrono::seconds(20)));
     const std::string err = read_text(err_path);
     ASSERT_TRUE(o.finished);
     EXPECT_EQ(o.exit_code, 0) << err;

@@ -1,6 +1,11 @@
 // A fork never hands the child a lock one of ringprof's threads held: fork() waits until the
 // timeline writer and the drainer are out of the backend (or allocator) they were in, and a
 // backend that never returns delays a fork but does not block it.
+//
+// The tests' own threads stay out of the allocator whenever a fork may happen: clang 14's ASan
+// allocator is not fork-safe for any thread, so a program whose threads malloc during fork()
+// hangs its children under it whatever ringprof does. Children end with _exit: LeakSanitizer
+// would count the parent's threads' memory, unreachable in a child, as leaks.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -73,8 +78,7 @@ int fork_while_a_backend_holds_the_lock(const std::string& dir, Hold hold) {
     c.backends = {"timers"};
     Session session(c);
     session.add_backend(std::make_unique<HoldsTheProcessLock>(hold));
-    // The flusher ends (which frees) only after the fork: the test's own threads stay out of the
-    // allocator while it happens (ASan's is not fork-safe).
+    // The flusher ends (which frees) only after the fork.
     std::atomic<bool> forked{false};
     std::thread flusher;
     if (hold == Hold::OnDrainerBriefly) {
@@ -121,8 +125,9 @@ TEST(ForkGate, AForkWaitsUntilTheDrainerIsOutOfItsBackend) { expect_child_finds_
 TEST(ForkGate, ABackendThatNeverReturnsDelaysAForkButDoesNotBlockIt) {
     TempDir dir;
     const std::string stderr_path = dir.str() + "/stderr.txt";
-    const Outcome o = run_bounded(
-        [&] { return fork_while_a_backend_holds_the_lock(dir.str(), Hold::OnWriterUntilLetGo); }, stderr_path);
+    const Outcome o =
+        run_bounded([&] { return fork_while_a_backend_holds_the_lock(dir.str(), Hold::OnWriterUntilLetGo); },
+                    stderr_to(stderr_path));
     ASSERT_TRUE(o.finished) << "fork() waited for a backend that never returns";
     EXPECT_EQ(o.exit_code, 1) << "the fork went ahead while the backend held its lock";
     EXPECT_NE(read_text(stderr_path).find(kForkWentAhead), std::string::npos) << read_text(stderr_path);
@@ -131,10 +136,7 @@ TEST(ForkGate, ABackendThatNeverReturnsDelaysAForkButDoesNotBlockIt) {
 // Stress: two threads fork over and over while producers flood 1 KiB rings (the drainer and the
 // writer never rest) and the drainer writes snapshots every 2 ms; every child starts a session of
 // its own, records exactly and ends. Under ASan's allocator this hung 13 forks in 20 before the
-// gate. The test's own threads allocate nothing while forks happen: that allocator is not
-// fork-safe for any thread, so a program whose threads malloc during fork() hangs its children
-// under it whatever ringprof does. Children end with _exit: LeakSanitizer would count the
-// parent's threads' memory, unreachable in a child, as leaks.
+// gate.
 int fork_many_from_two_threads(const std::string& dir) {
     Config c;
     c.output_dir = dir;

@@ -97,7 +97,7 @@ TEST(Misuse, ScopesEndedOnAnotherThreadAreCountedAndReportedAndTheOutputsStayWho
             std::fclose(count);
             return 0;
         },
-        err, 30s);
+        stderr_to(err, 30s));
     ASSERT_TRUE(o.finished);
     ASSERT_EQ(o.exit_code, 0) << "signal " << o.signal << "\n" << read_text(err);
     const TimerTree tree = load_timers_json(dir.str() + "/moved_timers.json");

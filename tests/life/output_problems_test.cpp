@@ -50,7 +50,7 @@ TEST(OutputProblems, AnUnwritableFolderIsReportedOnceAsAnUnprivilegedUser) {
     ASSERT_EQ(::chmod(dir.c_str(), 0555), 0);  // owned by this user: only root could write
     TempDir logs;
     const std::string err_path = logs.str() + "/stderr.txt";
-    const Outcome o = run_bounded([&] { return become_nobody() ? record_into(dir) : 9; }, err_path);
+    const Outcome o = run_bounded([&] { return become_nobody() ? record_into(dir) : 9; }, stderr_to(err_path));
     const std::string err = read_text(err_path);
     std::filesystem::remove_all(dir);
     ASSERT_TRUE(o.finished);
@@ -65,7 +65,7 @@ TEST(OutputProblems, AFolderThatCannotBeCreatedIsReportedOnce) {
     const std::string blocker = dir.str() + "/a_file";
     { std::ofstream(blocker) << "x"; }
     const std::string err_path = dir.str() + "/stderr.txt";
-    const Outcome o = run_bounded([&] { return record_into(blocker + "/sub"); }, err_path);
+    const Outcome o = run_bounded([&] { return record_into(blocker + "/sub"); }, stderr_to(err_path));
     const std::string err = read_text(err_path);
     ASSERT_TRUE(o.finished);
     EXPECT_EQ(o.exit_code, 0) << err;

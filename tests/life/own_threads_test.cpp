@@ -178,7 +178,7 @@ TEST(OwnThreads, AProcessSignalIsHandledOnAThreadOfTheProgramNeverOnRingprofs) {
             taker.join();
             return 1;  // not reached
         },
-        "", 30s);
+        within(30s));
     ASSERT_TRUE(o.finished);
     ASSERT_EQ(o.exit_code, 0) << "3: the handler ran on one of ringprof's threads";
     EXPECT_EQ(spans_named_in_trace(dir.path() / "sig_trace.json.gz", "work"), 2000);
@@ -225,7 +225,7 @@ TEST(OwnThreads, WhenTheDrainerThreadCannotBeCreatedRecordingIsOffAndTheFirstSco
             flush();
             return is_enabled() ? 2 : 0;
         },
-        err, 20s);
+        stderr_to(err, 20s));
     expect_recording_off_with_one_line(o, err);
 }
 
@@ -253,7 +253,7 @@ TEST(OwnThreads, AtTheProcessLimitRecordingIsOffAndTheFirstScopeReturns) {
             ::setrlimit(RLIMIT_NPROC, &before);
             return code;
         },
-        err, 20s);
+        stderr_to(err, 20s));
     expect_recording_off_with_one_line(o, err);
 }
 
@@ -284,7 +284,7 @@ TEST(OwnThreads, ABackendBlockedInTheFinalSnapshotHoldsExitForABoundedTime) {
             }
             return 0;  // exit: the final snapshot blocks
         },
-        err, 20s);
+        stderr_to(err, 20s));
     ASSERT_TRUE(o.finished) << "exit waited for a backend that never returns";
     EXPECT_EQ(o.exit_code, 0);
     const std::string text = read_text(err);
@@ -337,7 +337,7 @@ TEST(OwnThreads, AHandlerRunningAMarkerWhileTheSessionStartsNeverHangs) {
                 signaller.join();
                 return 0;
             },
-            "", 20s);
+            within(20s));
         ASSERT_TRUE(o.finished) << "round " << round << ": the handler's marker waited for the start it interrupted";
         EXPECT_EQ(o.exit_code, 0);
     }
@@ -372,7 +372,7 @@ TEST(OwnThreads, AllocationFailuresOnRingprofsThreadsCostPartOfTheProfileNotTheP
             }
             return 0;
         },
-        err, 30s);
+        stderr_to(err, 30s));
     ASSERT_TRUE(o.finished);
     ASSERT_EQ(o.exit_code, 0) << "signal " << o.signal << ": " << read_text(err);
     const std::string text = read_text(err);

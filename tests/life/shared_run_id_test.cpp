@@ -77,7 +77,7 @@ int launch_ranks(const std::string& dir) {
 TEST(SharedRunId, ProcessesSharingARunIdWriteDistinctWholeFiles) {
     TempDir dir;
     const std::string err_path = dir.str() + "/../SharedRunId_stderr.txt";
-    const Outcome o = run_bounded([&] { return launch_ranks(dir.str()); }, err_path);
+    const Outcome o = run_bounded([&] { return launch_ranks(dir.str()); }, stderr_to(err_path));
     const std::string err = read_text(err_path);
     ASSERT_TRUE(o.finished);
     ASSERT_EQ(o.exit_code, 0) << err;

@@ -82,7 +82,7 @@ TimerTree hammer_from_a_handler(const TempDir& dir, Install how, long& main_scop
             std::fclose(f);
             return 0;
         },
-        "", 30s);
+        within(30s));
     EXPECT_TRUE(o.finished);
     EXPECT_EQ(o.exit_code, 0);
     FILE* f = std::fopen(counts.c_str(), "r");

@@ -8,7 +8,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 
-#include "bounded_child.hpp"
+#include "bounded_process.hpp"
 #include "merge/background_writer.hpp"
 #include "temp_dir.hpp"
 
@@ -17,6 +17,7 @@ namespace {
 using ringprof::detail::BackgroundWriter;
 using ringprof::detail::TextBuffer;
 using namespace std::chrono_literals;
+using ringprof::testing::without_exit_handlers;
 
 TEST(BackgroundWriter, BuffersReachTheFileWholeEachAtItsPlace) {
     ringprof::testing::TempDir tmp;
@@ -46,7 +47,7 @@ TEST(BackgroundWriter, BuffersReachTheFileWholeEachAtItsPlace) {
             file.commit();
             return 0;
         },
-        60s);
+        without_exit_handlers(60s));
     ASSERT_TRUE(outcome.finished) << "hung";
     ASSERT_EQ(outcome.exit_code, 0);
     EXPECT_EQ(ringprof::testing::read_text(path), expected);
@@ -75,7 +76,7 @@ TEST(BackgroundWriter, AWriteErrorOfTheWritingThreadReachesTheCaller) {
             }
             return 12;  // the error was lost
         },
-        20s);
+        without_exit_handlers(20s));
     ASSERT_TRUE(outcome.finished) << "hung";
     EXPECT_EQ(outcome.exit_code, 0);
 }

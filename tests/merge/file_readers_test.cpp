@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "bounded_child.hpp"
+#include "bounded_process.hpp"
 #include "merge/file_readers.hpp"
 #include "temp_dir.hpp"
 
@@ -20,6 +20,7 @@ namespace {
 using ringprof::detail::FileMessage;
 using ringprof::detail::FileReaders;
 using namespace std::chrono_literals;
+using ringprof::testing::without_exit_handlers;
 
 // File f sends (f * 7) % kBatchesModulus batches, batch k holding the text "f:k"; readers jitter
 // so that workers overtake each other and fill their queues. Up to more than the files ahead of
@@ -79,7 +80,7 @@ TEST(FileReaders, ConsumerSeesEveryFileOnceWithItsMessagesInOrder) {
                     return 3;
                 return 0;
             },
-            60s);
+            without_exit_handlers(60s));
         ASSERT_TRUE(outcome.finished) << threads << " threads: the pipeline hung";
         EXPECT_EQ(outcome.exit_code, 0) << threads
                                         << " threads (1: wrong count, 2: out of order, 3: unbounded, 4: a file twice)";
@@ -119,7 +120,7 @@ TEST(FileReaders, AFileReadToTheEndIsConsumedBeforeAnEarlierOneStillBeingRead) {
             const auto at = [&](std::size_t f) { return std::find(taken.begin(), taken.end(), f) - taken.begin(); };
             return at(0) < 3 && at(2) < 3 && at(1) < at(0) ? 0 : 2;
         },
-        30s);
+        without_exit_handlers(30s));
     ASSERT_TRUE(outcome.finished) << "the pipeline hung";
     EXPECT_EQ(outcome.exit_code, 0)
         << "1: file 0 waited for file 1 in vain, 2: file 0 taken before file 1, or a file not taken";
@@ -143,7 +144,7 @@ TEST(FileReaders, ConsumerTakesAFileStillBeingReadWhenNoneCanFinish) {
             }
             return 0;
         },
-        30s);
+        without_exit_handlers(30s));
     ASSERT_TRUE(outcome.finished) << "the consumer waited for a file to finish while every worker waited for room";
     EXPECT_EQ(outcome.exit_code, 0) << "a file's batches were lost";
 }
@@ -166,7 +167,7 @@ TEST(FileReaders, ConsumerGivingUpEarlyStopsEveryWorker) {
             }
             return started.load() >= 1 ? 0 : 1;
         },
-        30s);
+        without_exit_handlers(30s));
     ASSERT_TRUE(outcome.finished) << "destroying the pipeline with workers waiting for room hung";
     EXPECT_EQ(outcome.exit_code, 0);
 }
@@ -190,7 +191,7 @@ TEST(FileReaders, ReaderExceptionReachesTheConsumerAtItsFile) {
             }
             return 2;  // never rethrown
         },
-        30s);
+        without_exit_handlers(30s));
     ASSERT_TRUE(outcome.finished) << "the pipeline hung";
     EXPECT_EQ(outcome.exit_code, 0) << "1: rethrown at the wrong file, 2: not rethrown";
 }

@@ -80,4 +80,33 @@ TEST(TimerNodeKeys, ANameOrAParentAloneMakesANodeAndNeitherMarkerNorThreadDoes) 
     }
 }
 
+// A worker's tree grafted below a scope is parallel (it ran beside others), and the scopes above
+// it count only the threads that ran them: here one, which has exited by then.
+TEST(TimerNodeKeys, AGraftIsParallelAndAddsNoThreadToTheScopesAboveIt) {
+    ringprof::testing::TempDir dir;
+    {
+        ringprof::Session session(ringprof::testing::timers_only(dir, "graft"));
+        ringprof::Context under_outer;
+        std::thread([&] {
+            PROF_SCOPE("outer");
+            under_outer = ringprof::capture_context();
+        }).join();
+        ringprof::TimerTree worker;
+        ringprof::TimerNode& step = worker.root.child("worker_step");
+        step.total = 0.5;
+        step.count = 3;
+        session.flush();  // the exited thread is folded into the process tree before the graft
+        session.graft(under_outer, "workers", worker);
+    }
+    const ringprof::TimerTree t = ringprof::load_timers_json(dir.str() + "/graft_timers.json");
+    const ringprof::TimerNode* outer = t.root.find("outer");
+    ASSERT_NE(outer, nullptr);
+    EXPECT_EQ(outer->count, 1u);
+    EXPECT_FALSE(outer->is_parallel);
+    const ringprof::TimerNode* step = outer->find_path("workers/worker_step");
+    ASSERT_NE(step, nullptr);
+    EXPECT_EQ(step->count, 3u);
+    EXPECT_TRUE(step->is_parallel);
+}
+
 }  // namespace

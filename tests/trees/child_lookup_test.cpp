@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/agg_node.hpp"
+#include "tree/agg_node.hpp"
+#include "tree/merge_nodes.hpp"
 #include "engine/call_tree.hpp"
 #include "flame/profile_from_trace.hpp"
 #include "ringprof/detail/recorder.hpp"
@@ -79,7 +80,7 @@ TEST(ChildLookup, TheProcessTreeFindsChildrenByNameInConstantTime) {
         for (std::size_t i = 0; i < n; ++i) root.child(name_of(i)).charge(1.0, 1, 1);
         detail::AggNode copy = root;  // a snapshot starts from a copy of the retired threads' tree
         for (std::size_t i = n; i-- > 0;) copy.child(name_of(i)).charge(1.0, 1, 2);
-        copy.absorb(root);
+        detail::merge_nodes(copy, root, false);
         ASSERT_EQ(copy.children.size(), n);
         for (std::size_t i = 0; i < n; ++i) {
             ASSERT_EQ(copy.children[i].name, name_of(i));  // first-seen order
@@ -127,11 +128,11 @@ TEST(ChildLookup, MergeTimersOfParsedFilesIsLinear) {
     });
 }
 
-TEST(ChildLookup, MergingThreadTreesForAFlameGraphIsLinear) {
+TEST(ChildLookup, SummingThreadTreesForAFlameGraphIsLinear) {
     expect_linear([](std::size_t n) {
         const TimerNode a = flat_tree(n, false), b = flat_tree(n, true);
         TimerNode merged("root");
-        detail::merge_thread_trees({&a, &b}, merged);
+        detail::sum_thread_trees({&a, &b}, merged);
         ASSERT_EQ(merged.children.size(), n);
         ASSERT_EQ(merged.children.front().name, name_of(0));
         ASSERT_TRUE(merged.children.front().is_parallel);

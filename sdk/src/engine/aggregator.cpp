@@ -8,6 +8,7 @@
 
 #include "engine/internal_failures.hpp"
 #include "ringprof/detail/event.hpp"
+#include "tree/merge_nodes.hpp"
 
 namespace ringprof::detail {
 
@@ -315,15 +316,7 @@ void Aggregator::retire(ThreadTrack& track) {
 void Aggregator::add_graft(std::uint64_t context_id, const std::string& graft_path, const TimerTree& tree) {
     const ContextSlot& slot = contexts_[context_id % kContextWindow];
     const std::uint64_t path_id = (context_id != 0 && slot.id == context_id) ? slot.path_id : 0;
-    AggNode* node = &node_at_path(grafted_, path_id);
-    std::string_view rest = graft_path;
-    while (!rest.empty()) {
-        const std::size_t slash = rest.find('/');
-        const std::string_view part = rest.substr(0, slash);
-        if (!part.empty()) node = &node->child(part);
-        rest = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash + 1);
-    }
-    node->merge(tree.root, /*parallel_flag=*/true);
+    merge_nodes(graft_point(node_at_path(grafted_, path_id), graft_path), tree.root, /*parallel_merge=*/true);
     for (const auto& [name, g] : tree.gauges) extras_.gauge(name).merge(g);
 }
 
@@ -339,7 +332,7 @@ TimerNode Aggregator::thread_tree(const ThreadTrack& track) const {
 void Aggregator::fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live) const {
     AggNode root = retired_;
     root.name = "root";
-    root.absorb(grafted_);
+    merge_nodes(root, grafted_, /*parallel_merge=*/false);
     for (const ThreadTrack* track : live) {
         fold(*track, root);
         ThreadInfo info;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/agg_node.hpp"
+#include "tree/agg_node.hpp"
 #include "engine/clock_calibration.hpp"
 #include "ringprof/backend.hpp"
 #include "ringprof/timer_tree.hpp"

@@ -104,7 +104,7 @@ public:
         finish_timeline(p.timeline, first, last);
         std::vector<const TimerNode*> trees;
         for (const FlameThread& t : p.threads) trees.push_back(&t.tree);
-        merge_thread_trees(trees, p.merged);
+        sum_thread_trees(trees, p.merged);
         p.merged.total = p.threads.empty() ? 0.0 : (last - first) * 1e-6;
         p.merged.count = 1;
         return p;

@@ -19,8 +19,8 @@ FlameProfile read_trace_profile(const std::string& path);
 // when nothing can be read.
 FlameProfile read_folder_profile(const std::string& root);
 
-// Sums per-thread trees into `merged` by path; a node reached from two or more threads is
-// marked parallel, as the live aggregator does.
-void merge_thread_trees(const std::vector<const TimerNode*>& threads, TimerNode& merged);
+// Sets `merged`'s children to the per-thread trees summed by path; a node reached from two or
+// more threads is marked parallel, as the live aggregator does.
+void sum_thread_trees(const std::vector<const TimerNode*>& threads, TimerNode& merged);
 
 }  // namespace ringprof::detail

@@ -90,21 +90,10 @@ FunctionStats read_function(od::value function) {
 }  // namespace
 
 std::vector<FunctionStats> parse_stats_json(std::string_view text, std::string_view source) {
-    simdjson::padded_string padded(text);
-    od::parser parser;
     std::vector<FunctionStats> stats;
-    const std::string prefix = std::string(source) + ": not a ringprof stats file: ";
-    auto fail = [&](const std::string& what, const char* at) {
-        throw StatsFileError(prefix + detail::located_problem(text, padded, what, at));
-    };
-    const std::size_t first = text.find_first_not_of(" \t\r\n");
-    if (first == std::string_view::npos) throw StatsFileError(prefix + "the input is empty");
-    const char* top = padded.data() + first;
     bool has_format = false, has_functions = false;
-    try {
-        od::document doc = parser.iterate(padded);
-        if (doc.type() != od::json_type::object) throw Problem{"the top level is not an object", top};
-        for (auto field : doc.get_object()) {
+    const std::string problem = detail::read_json_object(text, "the top level is not an object", [&](od::value top) {
+        for (auto field : top.get_object()) {
             const std::string_view key = field.unescaped_key();
             od::value v = field.value();
             if (key == "format") {
@@ -118,16 +107,18 @@ std::vector<FunctionStats> parse_stats_json(std::string_view text, std::string_v
                 has_functions = true;
             }
         }
-        if (const auto next = doc.current_location(); !next.error()) {
-            throw Problem{"extra data after the end of the JSON value", next.value_unsafe()};
-        }
-    } catch (const simdjson::simdjson_error& e) {
-        fail(e.what(), nullptr);
-    } catch (const Problem& p) {
-        fail(p.what, p.at);
+    });
+    const std::string prefix = std::string(source) + ": not a ringprof stats file: ";
+    if (!problem.empty()) throw StatsFileError(prefix + problem);
+    const std::size_t top = text.find_first_not_of(" \t\r\n");
+    if (!has_format) {
+        throw StatsFileError(
+            prefix + detail::located_problem(text, "no \"format\": \"ringprof-stats\" in the top-level object", top));
     }
-    if (!has_format) fail("no \"format\": \"ringprof-stats\" in the top-level object", top);
-    if (!has_functions) fail("no \"functions\" list in the top-level object", top);
+    if (!has_functions) {
+        throw StatsFileError(prefix +
+                             detail::located_problem(text, "no \"functions\" list in the top-level object", top));
+    }
     for (std::size_t i = 0; i < stats.size(); ++i) {
         for (const CalleeStats& c : stats[i].callees) {
             if (c.callee >= stats.size()) {

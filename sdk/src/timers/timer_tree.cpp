@@ -3,7 +3,7 @@
 
 #include "ringprof/timer_tree.hpp"
 #include "tree/children_by_name.hpp"
-#include "tree/parallel_rule.hpp"
+#include "tree/merge_nodes.hpp"
 
 namespace ringprof {
 
@@ -34,14 +34,7 @@ const TimerNode* TimerNode::find_path(std::string_view path) const {
     return node;
 }
 
-void TimerNode::merge(const TimerNode& other, bool parallel) {
-    total += other.total;
-    count += other.count;
-    is_parallel = detail::parallel_after_merge(is_parallel, other.is_parallel, parallel);
-    // One index of this node's children for all of other's: linear in both trees' sizes.
-    detail::ChildrenByName mine(children);
-    for (const TimerNode& c : other.children) mine.child(c.name).merge(c, parallel);
-}
+void TimerNode::merge(const TimerNode& other, bool parallel) { detail::merge_nodes(*this, other, parallel); }
 
 void Gauge::set(double v, std::uint64_t when_ns) {
     if (!std::isfinite(v)) {
@@ -116,15 +109,9 @@ void fold_deep(TimerNode& n, std::size_t level) {
 }  // namespace
 
 void TimerTree::merge(const TimerTree& other, std::string_view graft_path, bool parallel) {
-    TimerNode* node = &root;
-    while (!graft_path.empty()) {
-        const std::size_t slash = graft_path.find('/');
-        const std::string_view part = graft_path.substr(0, slash);
-        if (!part.empty()) node = &node->child(part);
-        graft_path = slash == std::string_view::npos ? std::string_view{} : graft_path.substr(slash + 1);
-    }
-    node->merge(other.root, parallel);
-    if (node != &root) fold_deep(root, 0);
+    TimerNode& node = detail::graft_point(root, graft_path);
+    node.merge(other.root, parallel);
+    if (&node != &root) fold_deep(root, 0);
     for (const auto& [name, g] : other.gauges) gauge(name).merge(g);
 }
 

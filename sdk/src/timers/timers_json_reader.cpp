@@ -153,33 +153,11 @@ void read_node(od::value node_value, TimerNode& node, TimerTree* root_extras, in
 }  // namespace
 
 TimerTree parse_timers_json(std::string_view text, std::string_view source) {
-    simdjson::padded_string padded(text);
-    od::parser parser;
     TimerTree tree;
     tree.root.name.clear();
-    auto fail = [&](const std::string& what, const char* at) -> TimerTree {
-        throw TimersJsonError(std::string(source) +
-                              ": not a timers file: " + detail::located_problem(text, padded, what, at));
-    };
-    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-        throw TimersJsonError(std::string(source) + ": not a timers file: the input is empty");
-    }
-    try {
-        od::document doc = parser.iterate(padded);
-        if (doc.type() != od::json_type::object) {
-            return fail("the top level is not an object; expected a timer tree",
-                        padded.data() + text.find_first_not_of(" \t\r\n"));
-        }
-        od::value top = doc.get_value();
-        read_node(top, tree.root, &tree, 0);
-        if (const auto next = doc.current_location(); !next.error()) {
-            return fail("extra data after the end of the JSON value", next.value_unsafe());
-        }
-    } catch (const simdjson::simdjson_error& e) {
-        return fail(e.what(), nullptr);
-    } catch (const Problem& p) {
-        return fail(p.what, p.at);
-    }
+    const std::string problem = detail::read_json_object(text, "the top level is not an object; expected a timer tree",
+                                                         [&](od::value top) { read_node(top, tree.root, &tree, 0); });
+    if (!problem.empty()) throw TimersJsonError(std::string(source) + ": not a timers file: " + problem);
     // ML-Agents' oldest files have a nameless root.
     if (tree.root.name.empty()) tree.root.name = "root";
     return tree;

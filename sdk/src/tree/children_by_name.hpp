@@ -67,4 +67,12 @@ private:
     ChildIndex index_;
 };
 
+// TimerNode's part in merge_nodes (tree/merge_nodes.hpp): one index of a node's children for
+// all the children merged into it, so a merge is linear in both trees' sizes.
+inline ChildrenByName children_by_name(TimerNode& node) { return ChildrenByName(node.children); }
+inline void add_time(TimerNode& node, double seconds, std::uint64_t calls, std::uint64_t /*thread*/) {
+    node.total += seconds;
+    node.count += calls;
+}
+
 }  // namespace ringprof::detail

@@ -1,4 +1,4 @@
-#include "engine/agg_node.hpp"
+#include "tree/agg_node.hpp"
 
 #include "tree/children_by_name.hpp"
 #include "tree/parallel_rule.hpp"
@@ -10,25 +10,10 @@ AggNode& AggNode::child(std::string_view child_name) { return find_or_add_child(
 void AggNode::charge(double seconds, std::uint64_t calls, std::uint64_t contributor) {
     total += seconds;
     count += calls;
-    if (contributor != last_contributor) {
+    if (contributor != 0 && contributor != last_contributor) {
         last_contributor = contributor;
         ++threads;
     }
-}
-
-void AggNode::merge(const TimerNode& other, bool parallel_flag) {
-    total += other.total;
-    count += other.count;
-    parallel = parallel_after_merge(parallel, other.is_parallel, parallel_flag);
-    for (const TimerNode& c : other.children) child(c.name).merge(c, parallel_flag);
-}
-
-void AggNode::absorb(const AggNode& other) {
-    total += other.total;
-    count += other.count;
-    threads += other.threads;
-    parallel = parallel_after_merge(parallel, other.parallel, false);
-    for (const AggNode& c : other.children) child(c.name).absorb(c);
 }
 
 namespace {
@@ -53,7 +38,7 @@ TimerNode AggNode::to_timer_node(std::uint64_t* folded, std::size_t level) const
     n.name = name;
     n.total = total;
     n.count = count;
-    n.is_parallel = parallel_with_threads(parallel, threads);
+    n.is_parallel = parallel_with_threads(is_parallel, threads);
     if (level == kMaxTreeDepth) {
         if (folded != nullptr) *folded += descendants(*this);
         return n;
