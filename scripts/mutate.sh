@@ -67,6 +67,10 @@ mutation total_keeps_last_call core sdk/src/engine/call_tree.hpp \
 mutation count_stuck_at_one core sdk/src/engine/call_tree.hpp \
     '++n.count;' 'n.count = 1;' \
     ringprof_timers_tests 'MlAgentsScenario.*:ParallelRuleEdge.*'
+# Fork gate: the end of one fork clears every fork, so members run on while a second one waits.
+mutation fork_end_clears_every_fork core sdk/src/process/fork_gate.cpp \
+    '    --g.forks;' '    g.forks = 0;' \
+    ringprof_life_tests 'ForkGate.AMemberStaysParkedUntilTheLastOfTwoForksIsDone'
 # Count: the process tree keeps only the last thread's calls.
 mutation count_of_last_thread core sdk/src/tree/agg_node.cpp \
     'count += calls;' 'count = calls;' \

@@ -1,6 +1,6 @@
 // The markers' Python types, written against the C API rather than pybind11: a `with` block
 // costs three calls (scope(), __enter__, __exit__), and pybind11's generic argument dispatch
-// would triple each of them (measured in bench/python_scope_cost.py, see docs/python.md).
+// tripled the cost of each when both were measured. What a scope costs now: docs/python.md.
 #pragma once
 
 #include <Python.h>

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bounded_process.hpp"
+#include "process/fork_gate.hpp"
 #include "ringprof/ringprof.hpp"
 #include "sanitizer_build.hpp"
 #include "temp_dir.hpp"
@@ -131,6 +132,63 @@ TEST(ForkGate, ABackendThatNeverReturnsDelaysAForkButDoesNotBlockIt) {
     ASSERT_TRUE(o.finished) << "fork() waited for a backend that never returns";
     EXPECT_EQ(o.exit_code, 1) << "the fork went ahead while the backend held its lock";
     EXPECT_NE(read_text(stderr_path).find(kForkWentAhead), std::string::npos) << read_text(stderr_path);
+}
+
+// Two forks at once: members stay parked until the last one is done. Thread Y (no member) forks
+// first and waits for the members; then member M parks, and member X forks itself (as a backend
+// that calls fork() would), which needs only M parked. When X's fork is done, Y still waits for X
+// and M must stay parked: a gate that kept one "forking" flag instead of counting forks cleared
+// it at the end of X's fork and let M run on, and Y then waited out the whole bound for it.
+int a_member_stays_parked_until_the_last_of_two_forks() {
+    std::atomic<int> members{0};
+    std::atomic<bool> m_may_pause{false}, m_resumed{false}, x_may_fork{false}, y_done{false};
+    int ran_on_too_early = 0, x_child = -1, y_child = -1;
+    std::thread m([&] {
+        detail::ForkGateMember counted;
+        ++members;
+        while (!m_may_pause) std::this_thread::yield();
+        detail::fork_pause_point();  // parks: a fork is waiting
+        m_resumed = true;
+    });
+    std::thread x([&] {
+        {
+            detail::ForkGateMember counted;
+            ++members;
+            while (!x_may_fork) std::this_thread::yield();
+            const pid_t child = ::fork();
+            if (child == 0) ::_exit(0);
+            std::this_thread::sleep_for(100ms);  // time enough for M to run on, if it may
+            ran_on_too_early = m_resumed ? 1 : 0;
+            int status = 0;
+            x_child = ::waitpid(child, &status, 0) == child && WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+        }                                           // X's membership ends: Y's fork may go ahead
+        while (!y_done) std::this_thread::yield();  // the allocator rule: X exits after the forks
+    });
+    while (members < 2) std::this_thread::yield();
+    std::thread y([&] {
+        const pid_t child = ::fork();
+        if (child == 0) ::_exit(0);
+        int status = 0;
+        y_child = ::waitpid(child, &status, 0) == child && WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+        y_done = true;
+    });
+    while (detail::forks_in_progress() == 0) std::this_thread::yield();  // Y is in the gate
+    m_may_pause = true;
+    x_may_fork = true;
+    x.join();
+    y.join();
+    m.join();
+    if (x_child != 0 || y_child != 0) return 2;
+    return ran_on_too_early;
+}
+
+TEST(ForkGate, AMemberStaysParkedUntilTheLastOfTwoForksIsDone) {
+    TempDir dir;
+    const std::string stderr_path = dir.str() + "/stderr.txt";
+    const Outcome o = run_bounded(a_member_stays_parked_until_the_last_of_two_forks, stderr_to(stderr_path));
+    ASSERT_TRUE(o.finished) << "a fork or a member hung";
+    EXPECT_EQ(o.exit_code, 0) << "1: the member ran on while the second fork waited, 2: a child failed";
+    EXPECT_EQ(read_text(stderr_path).find(kForkWentAhead), std::string::npos) << read_text(stderr_path);
 }
 
 // Stress: two threads fork over and over while producers flood 1 KiB rings (the drainer and the

@@ -116,4 +116,10 @@ ForkGateBlocked::~ForkGateBlocked() {
     t_blocked = false;
 }
 
+int forks_in_progress() {
+    Gate& g = *g_gate;
+    std::lock_guard<std::mutex> lock(g.mutex);
+    return g.forks;
+}
+
 }  // namespace ringprof::detail

@@ -47,4 +47,7 @@ private:
     bool counted_;
 };
 
+// For tests: forks waiting in the gate or under way, in this process.
+int forks_in_progress();
+
 }  // namespace ringprof::detail
