@@ -176,6 +176,10 @@ mutation flame_layout_ignores_children flame sdk/src/flame/flame_layout.cpp \
 mutation html_parallel_flag_lost flame sdk/src/flame/html.cpp \
     "cols.f += node.is_parallel ? '1' : '0';" "cols.f += '0';" \
     ringprof_flame_tests 'Html.*'
+# The page's tooltips put names in as markup: a scope named "<img onerror=...>" runs its script.
+mutation flame_tooltip_names_as_markup flame sdk/src/flame/assets/flame.js \
+    '  e.textContent = text;' '  e.innerHTML = text;' \
+    ringprof_flame_tests 'FlameBrowser.NamesThatAreMarkup*'
 
 # ---- timelines: pythontimeline.json, trace.json.gz, filters -----------------------------------
 # RINGPROF_TIMELINE_MAX_DEPTH keeps one level more than asked.

@@ -262,18 +262,31 @@ function zoomTo(n) {
   render();
 }
 
-function esc(s) { return s.replace(/[&<>"]/g, function (c) { return { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]; }); }
-
-function placeTip(html, ev) {
-  tip.innerHTML = html;
+// A tooltip is built from text nodes only: every name in it comes from the profiled program
+// (scope, thread and node names), and text assigned as textContent can never become markup.
+function tipElement(tag, cls, text) {
+  var e = document.createElement(tag);
+  if (cls) e.className = cls;
+  e.textContent = text;
+  return e;
+}
+// parts: { title, rows: [[label, value], ...], notes: [...], hint }
+function placeTip(parts, ev) {
+  tip.replaceChildren(tipElement('b', '', parts.title));
+  var table = document.createElement('table');
+  parts.rows.forEach(function (r) {
+    var tr = document.createElement('tr');
+    tr.append(tipElement('td', '', r[0]), tipElement('td', '', r[1]));
+    table.append(tr);
+  });
+  tip.append(table);
+  (parts.notes || []).forEach(function (n) { tip.append(tipElement('div', 'note', n)); });
+  if (parts.hint) tip.append(tipElement('div', 'hint', parts.hint));
   tip.style.display = 'block';
   var tw = tip.offsetWidth, th = tip.offsetHeight, x = ev.clientX + 14, y = ev.clientY + 14;
   if (x + tw > window.innerWidth - 4) x = Math.max(4, ev.clientX - tw - 14);
   if (y + th > window.innerHeight - 4) y = Math.max(4, ev.clientY - th - 14);
   tip.style.left = x + 'px'; tip.style.top = y + 'px';
-}
-function tipTable(rows) {
-  return '<table>' + rows.map(function (r) { return '<tr><td>' + r[0] + '</td><td>' + esc(r[1]) + '</td></tr>'; }).join('') + '</table>';
 }
 
 function showTip(f, ev) {
@@ -292,12 +305,12 @@ function showTip(f, ev) {
     if (v.base > 0) rows.push(['% of thread time', fmtPct(100 * n.total / v.base)]);
     if (!n.synthetic) rows.push(['Parallel', n.par ? 'yes (several threads or processes)' : 'no']);
   }
-  var html = '<b>' + esc(n.name) + '</b>' + tipTable(rows);
-  if (f.scale < 0.9995) html += '<div class="note">Drawn at ' + fmtPct(100 * f.scale) +
-    ' of its true width: parallel time here exceeds an enclosing frame (Width: thread time draws it unscaled).</div>';
-  html += '<div class="hint">' + (f.kind === 'ancestor' ? 'Click to zoom out to this frame' :
-    f.kind === 'zoom' ? 'Zoomed frame' : 'Click to zoom in') + '</div>';
-  placeTip(html, ev);
+  var notes = [];
+  if (f.scale < 0.9995) notes.push('Drawn at ' + fmtPct(100 * f.scale) +
+    ' of its true width: parallel time here exceeds an enclosing frame (Width: thread time draws it unscaled).');
+  placeTip({ title: n.name, rows: rows, notes: notes,
+             hint: f.kind === 'ancestor' ? 'Click to zoom out to this frame' :
+                   f.kind === 'zoom' ? 'Zoomed frame' : 'Click to zoom in' }, ev);
   hoverBox.style.display = 'block';
   hoverBox.style.left = (f.x - 1) + 'px'; hoverBox.style.top = (f.row * ROW - 1) + 'px';
   hoverBox.style.width = (f.w + 1) + 'px'; hoverBox.style.height = (ROW + 1) + 'px';
@@ -563,8 +576,7 @@ if (TL) {
     TL.steps.forEach(function (x) { if (s >= x[1] && s < x[2]) st = String(x[0]); });
     var rows = [['Thread', h.lane.label], ['Start', fmtTime(s * 1e-9)], ['Duration', fmtTime(d * 1e-9)], ['Depth', String(h.lane.k[h.i])]];
     if (st) rows.push(['Step', st]);
-    placeTip('<b>' + esc(DATA.names[h.lane.n[h.i]]) + '</b>' + tipTable(rows) +
-             '<div class="hint">Click to zoom to this span</div>', ev);
+    placeTip({ title: DATA.names[h.lane.n[h.i]], rows: rows, hint: 'Click to zoom to this span' }, ev);
   });
   tlCanvas.addEventListener('mouseleave', hideTip);
   tlCanvas.addEventListener('dblclick', function () { tlSet(0, TL.duration); });
@@ -665,10 +677,10 @@ function stTip(cell, ev) {
     } else rows.push(['Ratio', 'the only node in this step']);
   }
   rows.push(['Step duration', fmtTime(s.duration * 1e-6)]);
-  var html = '<b>Step ' + esc(String(s.step)) + ' \u2013 ' + esc(ST.nodes[cell.node]) + '</b>' + tipTable(rows);
-  if (s.slowest === cell.node) html += '<div class="note">Straggler: the slowest node of this step</div>';
-  if (s.outlier) html += '<div class="note">Outlier step: longer than the median step + k\u00b7MAD</div>';
-  placeTip(html, ev);
+  var notes = [];
+  if (s.slowest === cell.node) notes.push('Straggler: the slowest node of this step');
+  if (s.outlier) notes.push('Outlier step: longer than the median step + k\u00b7MAD');
+  placeTip({ title: 'Step ' + String(s.step) + ' \u2013 ' + ST.nodes[cell.node], rows: rows, notes: notes }, ev);
 }
 
 if (ST) {
