@@ -290,6 +290,10 @@ mutation merge_phases_share_a_pid merge sdk/src/merge/track_numbering.cpp \
 mutation cli_equals_value_keeps_sign cli tools/arguments.cpp \
     'value_ = arg.substr(equals + 1);' 'value_ = arg.substr(equals);' \
     "ringprof_cli_tests ringprof_cli" '*'
+# "-" alone is taken for an option ("unknown option '-'") instead of an operand.
+mutation cli_dash_alone_is_an_option cli tools/arguments.cpp \
+    "if (arg.size() < 2 || arg[0] != '-') {" "if (arg.size() < 1 || arg[0] != '-') {" \
+    "ringprof_cli_tests ringprof_cli" 'EveryCommand.*'
 # ringprof stats --full-paths still strips directories.
 mutation cli_full_paths_ignored cli tools/cmd_stats.cpp \
     'options.strip_dirs = false;' 'options.strip_dirs = true;' \

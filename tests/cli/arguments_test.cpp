@@ -252,6 +252,22 @@ TEST(EveryCommand, RefusesAValueJoinedToAnOptionThatTakesNone) {
     EXPECT_EQ(first_line(r.err), "ringprof stats: --full-paths takes no value") << r;
 }
 
+// "-" alone is an operand (arguments.hpp): each command takes it as its input's name and says
+// what it found there, never "unknown option '-'" with the usage error's exit code.
+TEST(EveryCommand, TakesADashAloneAsItsInputsName) {
+    TempDir dir;
+    const std::pair<const char*, const char*> said[] = {
+        {"flame", "ringprof flame: -: "},       {"stats", "ringprof stats: -: "},
+        {"merge", "ringprof merge: -/framework"}, {"merge-timers", "ringprof merge-timers: skipped -: "},
+        {"steps", "ringprof steps: -/framework"}};
+    for (const auto& [command, first] : said) {
+        const Seen r = run_tool(dir.path() / "run", {command, "-"});
+        ASSERT_TRUE(r.finished) << "no answer within the deadline";
+        EXPECT_NE(r.code, 2) << command << ": " << r;
+        EXPECT_EQ(first_line(r.err).rfind(first, 0), 0u) << command << ": " << r;
+    }
+}
+
 TEST(EveryCommand, AnswersHelpOnStandardOutputWhateverFollows) {
     TempDir dir;
     for (const char* command : kCommands) {
