@@ -285,6 +285,11 @@ mutation merge_phases_share_a_pid merge sdk/src/merge/track_numbering.cpp \
     'pid = next_in_range[r]++;' 'pid = next_in_range[r];' \
     ringprof_merge_tests 'TrackNumbering.*:MergeTrackNumbers.*'
 
+# --suffix pythontimeline.json still merges ringprof's <run>_trace.json.gz beside framework/.
+mutation merge_suffix_filter_skips_ringprof_trace merge sdk/src/merge/trace_files.cpp \
+    '!ends_with(name, "_trace.json.gz") || !passes_suffix_filter(full, suffix_filter))' '!ends_with(name, "_trace.json.gz"))' \
+    ringprof_merge_tests 'MergeSuffixFilter.*'
+
 # ---- CLI --------------------------------------------------------------------------------------
 # --option=value passes "=value" on.
 mutation cli_equals_value_keeps_sign cli tools/arguments.cpp \

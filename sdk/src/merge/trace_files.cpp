@@ -141,6 +141,12 @@ std::string display_node_id(std::string_view node_id) {
 
 namespace {
 
+// `ringprof merge --suffix`: an empty filter passes every file, else the path ends with one of them.
+bool passes_suffix_filter(const std::string& path, const std::vector<std::string>& filter) {
+    return filter.empty() ||
+           std::any_of(filter.begin(), filter.end(), [&](const std::string& s) { return ends_with(path, s); });
+}
+
 // ringprof's Chrome trace (<run_id>_trace.json.gz) sits directly in its output folder. Its time base
 // is inside the file and its name has no end time, so it is read whatever the range.
 std::vector<TraceFile> ringprof_traces(const fs::path& root, const std::vector<std::string>& suffix_filter) {
@@ -150,9 +156,7 @@ std::vector<TraceFile> ringprof_traces(const fs::path& root, const std::vector<s
         const std::string name = it->path().filename().string();
         const std::string full = it->path().string();
         std::error_code fec;
-        if (!it->is_regular_file(fec) || !ends_with(name, "_trace.json.gz")) continue;
-        if (!suffix_filter.empty() && std::none_of(suffix_filter.begin(), suffix_filter.end(),
-                                                   [&](const std::string& s) { return ends_with(full, s); }))
+        if (!it->is_regular_file(fec) || !ends_with(name, "_trace.json.gz") || !passes_suffix_filter(full, suffix_filter))
             continue;
         TraceFile f;
         f.path = full;
@@ -255,9 +259,7 @@ Discovery discover_trace_files(const std::string& root, const std::vector<std::s
         const std::string name = p.filename().string();
         const std::string full = p.string();
         if (!is_candidate(name)) continue;
-        if (!suffix_filter.empty() && std::none_of(suffix_filter.begin(), suffix_filter.end(),
-                                                   [&](const std::string& s) { return ends_with(full, s); }))
-            continue;
+        if (!passes_suffix_filter(full, suffix_filter)) continue;
         TraceFile f;
         f.path = full;
         if (!kind_of(name, f.kind)) {
