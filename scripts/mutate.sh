@@ -105,6 +105,11 @@ mutation offsets_ignore_rate core sdk/src/engine/clock_calibration.cpp \
     'round_half_away(static_cast<double>(dt) * s.ns_per_tick);' 'round_half_away(static_cast<double>(dt));' \
     ringprof_timers_tests 'ClockConversion.*'
 
+# set_signal_handler wraps SIG_IGN in its trampoline as if it were a function: the signal crashes.
+mutation signal_ignore_wrapped_as_a_function core sdk/src/engine/signal_handler.cpp \
+    '(act.sa_handler != SIG_DFL && act.sa_handler != SIG_IGN)' '(act.sa_handler != SIG_DFL)' \
+    ringprof_life_tests 'SignalDispositions.*'
+
 # ---- stats: the cProfile-style table ----------------------------------------------------------
 # The header's "in X seconds" adds cumulative times (counting nested time twice).
 mutation stats_total_adds_cumtime stats sdk/src/stats/stats_table.cpp \
