@@ -336,6 +336,10 @@ mutation setting_timeline_min_ns_unused settings sdk/src/process/config.cpp \
     "ringprof_life_tests ringprof_timeline_tests" 'SettingsBounds.*:Settings.*:TimelineFilters.*'
 
 # ---- the Python module ------------------------------------------------------------------------
+# reset_timers() keeps the worker trees merged before it: they come back in the next tree.
+mutation py_reset_keeps_merged_workers python python/ringprof/mlagents.py \
+    '        _merges.clear()' '        pass' \
+    python 'reset_timers_forgets_the_worker_trees'
 # Profile(builtins=False) still records built-in calls.
 mutation py_builtins_setting_ignored python python/src/profile_hook.cpp \
     'if (g_hook.active && g_hook.builtins && (state->hidden_frame' 'if (g_hook.active && (state->hidden_frame' \

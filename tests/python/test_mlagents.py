@@ -129,6 +129,30 @@ def test_reset_timers_forgets_timers_and_gauges_and_restarts_the_root_time(tmp_p
     assert shape(later) == {"after": (1, False, {})}
 
 
+def test_reset_timers_forgets_the_worker_trees_merged_before_it(tmp_path):
+    # A trainer that resets after merging workers' trees: ML-Agents' tree after the reset holds
+    # only what ran since, and a worker tree merged before the reset never comes back.
+    run = run_scenario(tmp_path, """
+        import json
+        from ringprof.mlagents import hierarchical_timer, get_timer_tree, reset_timers, TimerNode
+        worker = TimerNode()
+        worker.add_time(0.3)
+        worker.get_child("worker_step").add_time(0.25)
+        with hierarchical_timer("workers") as node:
+            node.merge(worker, root_name="worker_root", is_parallel=True)
+        before = get_timer_tree()
+        reset_timers()
+        after_reset = get_timer_tree()
+        with hierarchical_timer("after"):
+            pass
+        print(json.dumps([before, after_reset, get_timer_tree()]))
+    """)
+    before, after_reset, later = run.result()
+    assert shape(before) == {"workers": (1, False, {"worker_root": (1, True, {"worker_step": (1, True, {})})})}
+    assert "children" not in after_reset
+    assert shape(later) == {"after": (1, False, {})}
+
+
 def test_each_thread_has_its_own_tree_as_in_mlagents(tmp_path):
     run = run_scenario(tmp_path, """
         import json, threading
