@@ -204,6 +204,11 @@ mutation chrome_trace_dur_is_end timelines backends/chrome_trace_backend.cpp \
     'append_us(buf, static_cast<std::int64_t>(s.end_ns - s.begin_ns));' 'append_ts(s.end_ns);' \
     ringprof_timeline_tests 'ChromeTrace.*:OneClock.*'
 
+# The pythontimeline's ringprof_drops record says no span was filtered out.
+mutation pythontimeline_drops_record_zero timelines backends/pythontimeline_backend.cpp \
+    'append_int(buf_, static_cast<std::int64_t>(status_.filtered_spans));' 'append_int(buf_, 0);' \
+    ringprof_timeline_tests 'DropRecords.*'
+
 # ---- steps: ringprof steps statistics ---------------------------------------------------------
 # p95 is the 90th percentile.
 mutation steps_p95_is_p90 steps sdk/src/steps/describe.cpp \
