@@ -345,6 +345,11 @@ mutation setting_timeline_min_ns_unused settings sdk/src/process/config.cpp \
 mutation py_reset_keeps_merged_workers python python/ringprof/mlagents.py \
     '        _merges.clear()' '        pass' \
     python 'reset_timers_forgets_the_worker_trees'
+# The pstats key leaves out a C++ function's signature: two signatures become one entry.
+mutation py_pstats_key_without_cpp_signature python python/ringprof/_profile.py \
+    'labels = [(r["file"], r["line"], r["name"] + r["signature"]) for r in rows]' \
+    'labels = [(r["file"], r["line"], r["name"]) for r in rows]' \
+    python 'cpp_function_with_signatures'
 # Profile(builtins=False) still records built-in calls.
 mutation py_builtins_setting_ignored python python/src/profile_hook.cpp \
     'if (g_hook.active && g_hook.builtins && (state->hidden_frame' 'if (g_hook.active && (state->hidden_frame' \

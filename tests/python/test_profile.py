@@ -188,6 +188,24 @@ def test_profiled_calls_nest_with_scopes_and_cpp_kernels_and_builtins_can_be_lef
     assert path(root, "after_profile")["count"] == 1
 
 
+def test_a_cpp_function_with_signatures_has_one_pstats_entry_per_signature(tmp_path, kernels):
+    # PROF_FUNCTION_SIG in a C++ extension, called under Profile with two signatures: two rows
+    # of the table and two keys of .stats (what pstats reads), as two Python signatures are.
+    run = run_scenario(tmp_path, """
+        import json, ringprof, test_kernels
+        p = ringprof.Profile(builtins=False)
+        p.enable()
+        test_kernels.labelled("ab")
+        test_kernels.labelled("abcd")
+        test_kernels.labelled("cd")
+        p.disable()
+        p.create_stats()
+        print(json.dumps(sorted([name, stats[0], stats[1]] for (_, _, name), stats in p.stats.items()
+                                if name.startswith("labelled"))))
+    """, extra_path=[kernels])
+    assert run.result() == [["labelled(label:string(len=2))", 2, 2], ["labelled(label:string(len=4))", 1, 1]]
+
+
 def test_disable_inside_a_profiled_call_still_closes_every_call_it_opened(tmp_path):
     run = run_scenario(tmp_path, """
         import json, ringprof

@@ -3,6 +3,8 @@
 #include <pybind11/pybind11.h>
 #include <ringprof/ringprof.hpp>
 
+#include <string>
+
 namespace py = pybind11;
 
 namespace {
@@ -17,6 +19,13 @@ double kernel(int n) {
     return sum;
 }
 
+// A C++ function with argument signatures: one statistics row per distinct signature (a string's
+// length is part of its signature).
+std::size_t labelled(const std::string& label) {
+    PROF_FUNCTION_SIG(label);
+    return label.size();
+}
+
 // C++ calling back into Python: Python scopes opened in `callback` nest under cpp_callback.
 void call_back(const py::function& callback) {
     PROF_SCOPE("cpp_callback");
@@ -28,4 +37,5 @@ void call_back(const py::function& callback) {
 PYBIND11_MODULE(test_kernels, m) {
     m.def("kernel", &kernel, py::arg("n"), py::call_guard<py::gil_scoped_release>());
     m.def("call_back", &call_back);
+    m.def("labelled", &labelled, py::arg("label"));
 }
