@@ -227,6 +227,12 @@ mutation steps_outlier_at_the_bound steps sdk/src/steps/step_statistics.cpp \
     'st.outlier = st.duration_us > a.step_median_us' 'st.outlier = st.duration_us >= a.step_median_us' \
     "ringprof_steps_tests ringprof_cli" 'StepsStragglers.*'
 
+# The args pre-filter looks for "name" in quotes: args holding only layer_name are never read.
+mutation steps_args_prefilter_misses_layer_name steps sdk/src/steps/step_events.cpp \
+    'if (args.find("name\"") == std::string_view::npos) return false;' \
+    'if (args.find("\"name\"") == std::string_view::npos) return false;' \
+    ringprof_steps_tests 'StepsArgsKeys.*'
+
 # ---- gauges -----------------------------------------------------------------------------------
 # A gauge's minimum tracks the largest value.
 mutation gauge_min_is_max gauges sdk/src/timers/timer_tree.cpp \
