@@ -277,6 +277,12 @@ mutation json_float_exponent_dot json sdk/src/json/json_text.cpp \
     'if (out.find_first_of(".e", start) == std::string::npos)' 'if (out.find_first_of(".", start) == std::string::npos)' \
     "ringprof_core_tests ringprof_timeline_tests" 'PythonFloat.*:TimersJson.*:StrictJson.*'
 
+# An event past the 64 MiB limit inside a trace object is taken for "not a trace": flame then
+# answers "not a timers file" instead of naming the limit.
+mutation reader_limit_in_object_not_a_trace strict sdk/src/trace/event_stream.cpp \
+    'if (object_form_ && !array_seen_) throw NotATraceError(what);' 'if (object_form_) throw NotATraceError(what);' \
+    "ringprof_badinput_tests ringprof_cli" 'BadInputCorpus.EverySubcommand*'
+
 # ---- merge: ringprof merge --------------------------------------------------------------------
 # An event that starts exactly at --end is left out (the time range is inclusive).
 mutation merge_end_bound_exclusive merge sdk/src/merge/merged_timeline.cpp \

@@ -131,6 +131,12 @@ void make_generated(const std::string& dir) {
     write_file(dir + "/long_name_4MiB.json",
                "{\"name\": \"root\", \"total\": 1.0, \"count\": 1, \"children\": [{\"name\": \"" +
                    std::string(4 << 20, 'x') + "\", \"total\": 0.5, \"count\": 1}]}");
+    // One event past the readers' limit on a single event (64 MiB), in a trace object and in a bare
+    // array: the message names the limit, whichever form the file has.
+    const std::string big_event = "{\"name\": \"x\", \"ph\": \"X\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1, "
+                                  "\"args\": {\"blob\": \"" + std::string(65 << 20, 'a') + "\"}}";
+    write_file(dir + "/event_65MiB_in_trace_object.json", "{\"traceEvents\": [" + big_event + "]}");
+    write_file(dir + "/event_65MiB_in_array.json", "[" + big_event + "]");
     std::string spans = "[";  // 300 spans, each inside the one before, on one thread
     for (int i = 0; i < 300; ++i) {
         spans += std::string(i ? ",\n" : "") +
