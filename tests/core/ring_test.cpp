@@ -27,7 +27,9 @@ struct OwnedRing {
 
 // The head is a lap plus the cursor's offset, stored apart: read torn across a wrap, it must only
 // ever fall behind. A ring of 4 slots wraps every 4 events, so a head read a lap too high would
-// hand the consumer stale slots (out of order here) within a few thousand wraps.
+// hand the consumer stale slots (out of order here) within a few thousand wraps. A side that cannot
+// move yields: on a loaded machine the two threads may share one core, and a spinning side would
+// hold it for a whole time slice per lap of the ring (2 million events took over 5 minutes).
 void expect_every_event_in_order(std::uint64_t capacity) {
     OwnedRing r(capacity);
     const std::uint64_t n = static_cast<std::uint64_t>(testing::scaled(2'000'000));
@@ -35,7 +37,10 @@ void expect_every_event_in_order(std::uint64_t capacity) {
         std::uint64_t written = 0;
         while (written < n) {
             Event e{written, written << 4};
-            if (r.ring.try_write(&e, 1)) ++written;
+            if (r.ring.try_write(&e, 1))
+                ++written;
+            else
+                std::this_thread::yield();
         }
     });
     std::uint64_t expected = 0;
@@ -43,6 +48,7 @@ void expect_every_event_in_order(std::uint64_t capacity) {
     while (expected < n) {
         const std::uint64_t tail = r.ring.tail();
         const std::uint64_t head = r.ring.readable_head();
+        if (head == tail) std::this_thread::yield();
         for (std::uint64_t i = tail; i < head; ++i) {
             in_order = in_order && r.ring.at(i).tsc == expected && r.ring.at(i).tag == (expected << 4);
             ++expected;
@@ -68,7 +74,10 @@ TEST(Ring, AMultiEventRecordIsPublishedWholeWhileTheConsumerReads) {
         std::uint64_t written = 0;
         while (written < n) {
             const Event record[kRecord] = {{written, 1}, {written, 2}, {written, 3}};
-            if (r.ring.try_write(record, kRecord)) ++written;
+            if (r.ring.try_write(record, kRecord))
+                ++written;
+            else
+                std::this_thread::yield();  // as above: the two sides may share a core
         }
     });
     std::uint64_t read = 0, split = 0;
@@ -77,6 +86,7 @@ TEST(Ring, AMultiEventRecordIsPublishedWholeWhileTheConsumerReads) {
         const std::uint64_t tail = r.ring.tail();
         const std::uint64_t head = r.ring.readable_head();
         if ((head - tail) % kRecord != 0) ++split;
+        if (head == tail) std::this_thread::yield();
         for (std::uint64_t i = tail; i + kRecord <= head; i += kRecord) {
             for (std::uint64_t k = 0; k < kRecord; ++k) {
                 whole = whole && r.ring.at(i + k).tsc == read && r.ring.at(i + k).tag == k + 1;
