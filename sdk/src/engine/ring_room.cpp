@@ -91,7 +91,16 @@ std::uint64_t ring_events_for_config(const Config& config) {
                      static_cast<unsigned long long>(config.ring_bytes),
                      static_cast<unsigned long long>(kMaxRingBytes));
     }
-    return ring_events_for_bytes(config.ring_bytes);
+    const std::uint64_t events = ring_events_for_bytes(config.ring_bytes);
+    if (config.ring_bytes <= kMaxRingBytes && events * sizeof(Event) != config.ring_bytes) {
+        // Rings are powers of two of events (a slot is an index masked, never a division).
+        std::fprintf(stderr,
+                     "ringprof: RINGPROF_RING_BYTES (Config::ring_bytes) = %llu is not a power of two of %zu-byte "
+                     "events; a thread's ring grows to %llu bytes\n",
+                     static_cast<unsigned long long>(config.ring_bytes), sizeof(Event),
+                     static_cast<unsigned long long>(events * sizeof(Event)));
+    }
+    return events;
 }
 
 void set_full_ring_policy(OnFull policy) noexcept {
