@@ -12,11 +12,16 @@
 #include <sys/resource.h>
 #include <zlib.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include "bounded_process.hpp"
+#include "engine/session_impl.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
@@ -212,6 +217,49 @@ TEST(FullDisk, WhileTheDiskStaysFullOneFileIsRetriedAndNothingAccumulates) {
     EXPECT_FALSE(fs::exists(out + "/stays_trace.json.gz")) << err;
     EXPECT_EQ(count_ending(names, "_trace.json.gz.incomplete"), 1) << err;
     EXPECT_EQ(lines_naming(err, "_pythontimeline.json.incomplete'"), 1) << err;
+}
+
+// ---- an end that gave up --------------------------------------------------------------------------
+
+std::atomic<bool> g_block_final_snapshot{false};
+
+class BlocksInTheFinalSnapshot : public Backend {
+public:
+    const char* name() const override { return "blocks_in_the_final_snapshot"; }
+    void on_snapshot(const Snapshot& s) override {
+        while (s.final && g_block_final_snapshot) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+};
+
+TEST(StreamedOutputs, ATraceThatAnEndGaveUpOnIsNeverAtItsFinalName) {
+    TempDir dir;
+    const std::string err_path = dir.str() + "/stderr.txt";
+    const std::string out = dir.str() + "/out";
+    const Outcome o = run_bounded(
+        [&] {
+            use_timelines(out, "gaveup");
+            detail::set_exit_wait_for_testing(std::chrono::milliseconds(300));
+            record(100);
+            ringprof::flush();
+            g_block_final_snapshot = true;
+            Session::current()->add_backend(std::make_unique<BlocksInTheFinalSnapshot>());
+            record(100);
+            return 0;  // exit: the final snapshot blocks, the end gives up
+        },
+        stderr_to(err_path));
+    const std::string err = read_text(err_path);
+    ASSERT_TRUE(o.finished) << err;
+    EXPECT_EQ(o.exit_code, 0) << err;
+    const std::vector<std::string> names = files_under(out);
+    EXPECT_FALSE(fs::exists(out + "/gaveup_trace.json.gz")) << "an unfinished trace at its final name\n" << err;
+    EXPECT_EQ(count_ending(names, "_pythontimeline.json"), 0) << err;
+    // What was flushed is there, under the temporary name a reader does not take for finished.
+    int temporary_traces = 0;
+    for (const std::string& n : names) {
+        temporary_traces += n.rfind("gaveup_trace.json.gz.", 0) == 0 && ends_with(n, ".tmp") &&
+                            fs::file_size(out + "/" + n) > 0;
+    }
+    EXPECT_EQ(temporary_traces, 1) << err;
 }
 
 }  // namespace
