@@ -85,9 +85,7 @@ TEST(NamesStayNames, AUserBackendsFileNameThatIsAPathIsRefusedAndItsOtherFilesWr
                 "user", std::vector<SnapshotFile>{
                             {"_sub/../../escaped.txt", [](const Snapshot&, const RunInfo&) { return "out"; }},
                             {"_kept.txt", [](const Snapshot&, const RunInfo&) { return "kept"; }}}));
-            {
-                PROF_SCOPE("work");
-            }
+            { PROF_SCOPE("work"); }
             return 0;
         },
         stderr_to(err_path));

@@ -130,7 +130,7 @@ TEST(FullDisk, ATraceThatCannotBeCompletedIsNamedAndNeverStandsAtItsFinalName) {
         [&] {
             use_timelines(out, "full");
             record(100);
-            ringprof::flush();  // every output has started before the disk fills
+            ringprof::flush();                          // every output has started before the disk fills
             if (!limit_file_size(16 * 1024)) return 9;  // far below the trace's gzip stream
             record(20000);
             return 0;  // a normal exit: the session's end writes the outputs
@@ -256,8 +256,8 @@ TEST(StreamedOutputs, ATraceThatAnEndGaveUpOnIsNeverAtItsFinalName) {
     // What was flushed is there, under the temporary name a reader does not take for finished.
     int temporary_traces = 0;
     for (const std::string& n : names) {
-        temporary_traces += n.rfind("gaveup_trace.json.gz.", 0) == 0 && ends_with(n, ".tmp") &&
-                            fs::file_size(out + "/" + n) > 0;
+        temporary_traces +=
+            n.rfind("gaveup_trace.json.gz.", 0) == 0 && ends_with(n, ".tmp") && fs::file_size(out + "/" + n) > 0;
     }
     EXPECT_EQ(temporary_traces, 1) << err;
 }
