@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "process/safe_files.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/steps.hpp"
 
@@ -20,13 +21,14 @@ ChromeTraceBackend::~ChromeTraceBackend() {
 
 void ChromeTraceBackend::on_start(const RunInfo& run) {
     run_ = run;
-    path_ = run.output_dir + "/" + run.run_id + "_trace.json.gz";
     open_stream();
 }
 
 void ChromeTraceBackend::open_stream() {
     try {
-        file_.open(path_);
+        const std::string name = run_.run_id + "_trace.json.gz";
+        path_ = output_path(run_.output_dir, name);
+        file_.open(detail::OutputFolder::open(run_.output_dir), name, name + "." + std::to_string(run_.pid) + ".tmp");
     } catch (const OutputRefused&) {
         failed_ = true;
         throw;
@@ -70,16 +72,11 @@ void ChromeTraceBackend::compress(int flush) {
         const std::size_t produced = out_.size() - z_.avail_out;
         if (produced != 0) {
             try {
-                file_.write(std::string_view(reinterpret_cast<const char*>(out_.data()), produced));
-            } catch (const OutputError& e) {
-                try {
-                    file_.close();
-                } catch (const OutputError&) {
-                }
-                failed_ = true;
+                file_.append(std::string_view(reinterpret_cast<const char*>(out_.data()), produced));
+            } catch (const OutputError&) {
+                failed_ = true;  // given up: the message says where what was written is kept
                 buf_.clear();
-                throw OutputError(std::string(e.what()) + " (the trace stops here; the other outputs are kept)",
-                                  e.folder(), e.reason());
+                throw;
             }
         }
         if (rc == Z_STREAM_END) break;
@@ -156,6 +153,7 @@ void ChromeTraceBackend::on_spans(const SpanBatch& batch) {
     }
     compress(Z_NO_FLUSH);
     if (sync_ns_ != 0 && wall_clock_ns() - last_sync_ns_ >= sync_ns_) sync();
+    file_.throw_new_problem();
 }
 
 void ChromeTraceBackend::on_counter(const char* name, std::uint64_t epoch_ns, std::uint32_t tid, double value) {
@@ -191,10 +189,14 @@ void ChromeTraceBackend::on_timeline_flush(const TimelineStatus& status) {
     status_ = status;
     append_status_counter(status.now_epoch_ns);
     sync();
+    file_.throw_new_problem();
 }
 
 void ChromeTraceBackend::on_idle(std::uint64_t now_epoch_ns) {
-    if (file_.is_open() && sync_ns_ != 0 && z_.total_in != 0 && now_epoch_ns - last_sync_ns_ >= sync_ns_) sync();
+    if (!file_.is_open()) return;
+    file_.retry();  // a disk that was full may take what is pending now
+    if (sync_ns_ != 0 && z_.total_in != 0 && now_epoch_ns - last_sync_ns_ >= sync_ns_) sync();
+    file_.throw_new_problem();
 }
 
 void ChromeTraceBackend::on_snapshot(const Snapshot& snapshot) { dropped_scopes_ = snapshot.dropped; }
@@ -215,7 +217,7 @@ void ChromeTraceBackend::on_close() {
     compress(Z_FINISH);
     deflateEnd(&z_);
     z_open_ = false;
-    file_.close();
+    file_.finish();  // the trace takes its name only whole: gzip trailer included
 }
 
 }  // namespace ringprof::backends

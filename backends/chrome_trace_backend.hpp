@@ -9,9 +9,11 @@
 //
 // `ts` is microseconds since the session started (three decimals: nanoseconds), the start's
 // wall-clock time is in otherData and in the process's labels. The gzip stream is flushed
-// (Z_SYNC_FLUSH) at every ringprof flush and at least every `sync_ms` while spans arrive, so a
-// killed process leaves a file whose every complete line up to the last flush can be read:
-//   zcat run_trace.json.gz 2>/dev/null | grep -a '^{"ph".*},$' | sed 's/,$//'   # JSON lines
+// (Z_SYNC_FLUSH) at every ringprof flush and at least every `sync_ms` while spans arrive. It is
+// written as <run_id>_trace.json.gz.<pid>.tmp and takes its name only once whole
+// (process/streamed_file.hpp; <run_id>_trace.json.gz.incomplete if it cannot be completed), so a
+// killed process leaves the .tmp file, whose every complete line up to the last flush can be read:
+//   zcat run_trace.json.gz.*.tmp 2>/dev/null | grep -a '^{"ph".*},$' | sed 's/,$//'   # JSON lines
 // (docs/backends.md shows how to turn that into a file Perfetto opens).
 #pragma once
 
@@ -23,6 +25,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "process/streamed_file.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/timeline_backend.hpp"
 #include "timeline_text.hpp"
@@ -61,7 +64,7 @@ private:
     const std::uint64_t sync_ns_;
     std::string path_;
     RunInfo run_;
-    OutputFile file_;  // never written by a forked child
+    detail::StreamedFile file_;  // never written by a forked child
     z_stream z_{};
     bool z_open_ = false;
     bool failed_ = false;

@@ -14,7 +14,7 @@ constexpr std::size_t kMaxSteps = 100000;
 
 void FlameHtmlBackend::on_start(const RunInfo& run) {
     run_id_ = run.run_id;
-    path_ = run.output_dir + "/" + run.run_id + "_flame.html";
+    path_ = output_path(run.output_dir, run.run_id + "_flame.html");
     start_ns_ = run.start_epoch_ns;
 }
 
@@ -93,6 +93,7 @@ FlameTimeline FlameHtmlBackend::timeline() const {
 }
 
 void FlameHtmlBackend::on_snapshot(const Snapshot& snapshot) {
+    if (path_.empty()) return;  // its name was refused at the start
     FlameProfile profile = flame_profile(snapshot, run_id_);
     profile.timeline = timeline();
     write_file_atomically(path_, render_html(profile));

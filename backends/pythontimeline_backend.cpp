@@ -75,10 +75,9 @@ void PythonTimelineBackend::declare(int pid, std::uint32_t tid) {
 void PythonTimelineBackend::open_file(std::uint64_t now_ns) {
     // Every folder below the output folder is opened without following a link, and kept open
     // for the rename at close.
-    framework_ = detail::OutputFolder::open(root_).subfolder("framework");
-    const int fd = detail::create_new_file(framework_, node_ + "_pythontimeline.json.tmp", &temp_name_);
-    temp_path_ = framework_.path_of(temp_name_);
-    file_.adopt(fd, temp_path_);
+    const std::string name = node_ + "_pythontimeline.json";
+    file_.open(detail::OutputFolder::open(root_).subfolder("framework"), name, name + ".tmp");
+    temp_path_ = file_.temp_path();
     opened_ns_ = now_ns;
     file_bytes_ = 0;
     end_us_ = 0;
@@ -93,12 +92,18 @@ void PythonTimelineBackend::write_out() {
     if (buf_.empty() || !file_.is_open()) return;
     file_bytes_ += buf_.size();
     try {
-        file_.write(buf_);
+        file_.append(buf_);  // what a full disk does not take is kept and written first next time
     } catch (...) {
         buf_.clear();
         throw;
     }
     buf_.clear();
+}
+
+bool PythonTimelineBackend::due_to_rotate(std::uint64_t now_ns) const {
+    // Not while bytes wait for a full disk: the file is finished once they are written.
+    return file_.is_open() && file_.pending_bytes() == 0 &&
+           (file_bytes_ + buf_.size() >= max_bytes_ || (max_age_ns_ != 0 && now_ns - opened_ns_ >= max_age_ns_));
 }
 
 void PythonTimelineBackend::close_file() {
@@ -112,32 +117,22 @@ void PythonTimelineBackend::close_file() {
     buf_ += ", \"dropped_scopes\": ";
     append_int(buf_, static_cast<std::int64_t>(dropped_scopes_));
     buf_ += "}}\n]\n";
-    try {
-        write_out();
-        file_.close();
-    } catch (const OutputError& e) {
-        try {
-            file_.close();  // the next span starts a new file
-        } catch (const OutputError&) {
-        }
-        throw OutputError(std::string(e.what()) + " (the incomplete file is left there)", e.folder(), e.reason());
-    }
-    const detail::OutputFolder hour = framework_.subfolder("pevents").subfolder(hour_folder(end_us_));
-    std::int64_t end_us = end_us_;
+    write_out();
+    // Only a complete file goes under pevents/: one that cannot be completed is given up where
+    // it is, and the error names it.
+    if (!file_.close_complete()) return;
+    const detail::OutputFolder hour = file_.folder().subfolder("pevents").subfolder(hour_folder(end_us_));
     // A name is never reused, nor anything already there replaced; a later END_US still covers
     // every event in the file.
-    while (!detail::rename_if_free(framework_, temp_name_, hour,
-                                   std::to_string(end_us++) + "_" + node_ + "_pythontimeline.json")) {
-    }
+    file_.place_into(hour, [this](unsigned n) {
+        return std::to_string(end_us_ + static_cast<std::int64_t>(n)) + "_" + node_ + "_pythontimeline.json";
+    });
 }
 
 void PythonTimelineBackend::on_spans(const SpanBatch& batch) {
     const std::uint64_t now = wall_clock_ns();
     for (const Span& s : batch.spans) {
-        if (file_.is_open() &&
-            (file_bytes_ + buf_.size() >= max_bytes_ || (max_age_ns_ != 0 && now - opened_ns_ >= max_age_ns_))) {
-            close_file();
-        }
+        if (due_to_rotate(now)) close_file();
         if (!file_.is_open()) open_file(now);
         const int mode = step_mode_of(s.site);
         const int pid = phase_pid(mode >= 0 ? std::string(s.name) : std::string(kScopePhase));
@@ -171,15 +166,19 @@ void PythonTimelineBackend::on_spans(const SpanBatch& batch) {
         if (buf_.size() >= kWriteChunk) write_out();
     }
     write_out();
+    file_.throw_new_problem();
 }
 
 void PythonTimelineBackend::on_timeline_flush(const TimelineStatus& status) {
     status_ = status;
     write_out();
+    file_.throw_new_problem();
 }
 
 void PythonTimelineBackend::on_idle(std::uint64_t now_epoch_ns) {
-    if (file_.is_open() && max_age_ns_ != 0 && now_epoch_ns - opened_ns_ >= max_age_ns_) close_file();
+    file_.retry();  // a disk that was full may take what is pending now
+    if (max_age_ns_ != 0 && due_to_rotate(now_epoch_ns)) close_file();
+    file_.throw_new_problem();
 }
 
 void PythonTimelineBackend::on_snapshot(const Snapshot& snapshot) { dropped_scopes_ = snapshot.dropped; }

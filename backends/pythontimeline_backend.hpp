@@ -3,7 +3,9 @@
 //   <output_dir>/framework/pevents/<YYYYMMDDHH>/<END_US>_<NODE_ID>_pythontimeline.json
 // written as <output_dir>/framework/<NODE_ID>_pythontimeline.json.tmp (or another free name, if
 // a regular file already has that one) and renamed when the file rotates (size or age) or the
-// session ends, so every file under pevents/ is complete JSON. Folders and files are made as
+// session ends, so every file under pevents/ is complete JSON. A file that cannot be completed
+// (a disk that stays full) becomes framework/<NODE_ID>_pythontimeline.json.incomplete instead
+// (process/streamed_file.hpp); a disk full for a moment only delays the rename. Folders and files are made as
 // process/safe_files.hpp says: a link planted at any of these names is refused, never followed.
 //
 // Phases (smdebug's "pid"): 0 is the time base, `Step:ModeKeys.<MODE>` holds the steps and
@@ -20,6 +22,7 @@
 #include <utility>
 
 #include "process/safe_files.hpp"
+#include "process/streamed_file.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/timeline_backend.hpp"
 #include "timeline_text.hpp"
@@ -51,6 +54,7 @@ public:
 
 private:
     void open_file(std::uint64_t now_ns);
+    bool due_to_rotate(std::uint64_t now_ns) const;
     void close_file();  // renames it into pevents/
     void write_out();
     int phase_pid(const std::string& phase);
@@ -68,9 +72,7 @@ private:
     std::unordered_map<std::uint32_t, std::string> thread_names_;
     NameCache names_;
 
-    detail::OutputFolder framework_;  // <output_dir>/framework, opened with the file
-    std::string temp_name_;           // the open file's name in it
-    OutputFile file_;                 // never written by a forked child
+    detail::StreamedFile file_;  // in <output_dir>/framework; never written by a forked child
     std::uint64_t opened_ns_ = 0;
     std::uint64_t file_bytes_ = 0;
     std::int64_t end_us_ = 0;  // the largest event end in the open file, absolute

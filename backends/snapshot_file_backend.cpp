@@ -1,5 +1,6 @@
 #include "ringprof/snapshot_file_backend.hpp"
 
+#include <optional>
 #include <utility>
 
 #include "ringprof/output_files.hpp"
@@ -12,11 +13,23 @@ SnapshotFileBackend::SnapshotFileBackend(std::string name, std::vector<SnapshotF
 void SnapshotFileBackend::on_start(const RunInfo& run) {
     run_ = run;
     paths_.clear();
-    for (const SnapshotFile& f : files_) paths_.push_back(run.output_dir + "/" + run.run_id + f.suffix);
+    // A file whose name is refused is left out (its path stays empty); the others are written.
+    std::optional<OutputError> refused;
+    for (const SnapshotFile& f : files_) {
+        try {
+            paths_.push_back(output_path(run.output_dir, run.run_id + f.suffix));
+        } catch (const OutputError& e) {
+            paths_.emplace_back();
+            if (!refused) refused = e;
+        }
+    }
+    if (refused) throw *refused;
 }
 
 void SnapshotFileBackend::on_snapshot(const Snapshot& snapshot) {
-    for (std::size_t i = 0; i < files_.size(); ++i) write_file_atomically(paths_[i], files_[i].render(snapshot, run_));
+    for (std::size_t i = 0; i < files_.size(); ++i) {
+        if (!paths_[i].empty()) write_file_atomically(paths_[i], files_[i].render(snapshot, run_));
+    }
 }
 
 }  // namespace ringprof

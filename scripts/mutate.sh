@@ -352,6 +352,20 @@ mutation setting_timeline_min_ns_unused settings sdk/src/process/config.cpp \
     'c.timeline_min_ns = *v;' '(void)*v;' \
     "ringprof_life_tests ringprof_timeline_tests" 'SettingsBounds.*:Settings.*:TimelineFilters.*'
 
+# ---- process: output files ---------------------------------------------------------------------
+# A write a full disk cut short loses its remainder instead of keeping it for the next write.
+mutation streamed_file_drops_remainder outputs sdk/src/process/streamed_file.cpp \
+    'pending_.assign(data.substr(written));' 'pending_.clear();' \
+    ringprof_life_tests 'FullDisk.*'
+# ".." passes for a file name.
+mutation dotdot_is_a_name outputs sdk/src/process/output_files.cpp \
+    'if (name == "." || name == "..") return "it names a folder";' 'if (name == ".") return "it names a folder";' \
+    ringprof_hostile_tests 'NamesStayNames.*'
+# An exec'd image takes over the claim its earlier image left, and replaces that image's files.
+mutation exec_image_takes_the_claim outputs sdk/src/process/run_claim.cpp \
+    'if (!created && pid_in(fd) == static_cast<long long>(self)) {' 'if (false) {' \
+    ringprof_life_tests 'ExecImage.*:SharedRunId.*'
+
 # ---- the Python module ------------------------------------------------------------------------
 # reset_timers() keeps the worker trees merged before it: they come back in the next tree.
 mutation py_reset_keeps_merged_workers python python/ringprof/mlagents.py \

@@ -126,8 +126,9 @@ TEST(ChromeTrace, StreamCutAfterAFlushKeepsEveryEarlierEvent) {
     Session session(timeline_config(dir.str(), {"trace"}));
     for (int i = 0; i < before; ++i) outer();
     flush();
-    // The process "dies" here: the file as it is now, with its gzip stream never finished.
-    const std::string cut = read_text(dir.path() / "t_trace.json.gz");
+    // The process "dies" here: the file as it is now, with its gzip stream never finished (still
+    // under its temporary name: the trace takes its name only once whole).
+    const std::string cut = read_text(dir.path() / ("t_trace.json.gz." + std::to_string(::getpid()) + ".tmp"));
     for (int i = 0; i < 50; ++i) outer();
 
     bool complete = true;
@@ -145,7 +146,7 @@ TEST(ChromeTrace, AGarbledTailStillYieldsTheFlushedPart) {
     Session session(timeline_config(dir.str(), {"trace"}));
     for (int i = 0; i < 100; ++i) outer();
     flush();
-    std::string cut = read_text(dir.path() / "t_trace.json.gz");
+    std::string cut = read_text(dir.path() / ("t_trace.json.gz." + std::to_string(::getpid()) + ".tmp"));
     const std::size_t flushed_size = cut.size();
     // Half a deflate block after the flush point, as a crash mid-write leaves it.
     cut += std::string("\x12\x34\x56", 3);

@@ -49,6 +49,17 @@ private:
 // Creates `dir` and its parents if missing, and checks that files can be created in it.
 void ensure_output_dir(const std::string& dir);
 
+// A name that ringprof makes part of an output file's name (a run id, a program or node name, a
+// backend's file name) is a name, never a path: it must not be empty, ".", "..", nor hold a '/' or
+// a NUL, so that no setting can put a file outside the output folder. Returns what is wrong with
+// `name`, or an empty string when it is a name.
+std::string why_not_a_name(std::string_view name);
+
+// The path of the output file `name` in the output folder `dir`: the one place every output path
+// is built (built-in backends and a user's own go through it). Throws OutputError, naming `name`,
+// when it is not a name (see why_not_a_name): nothing is written for it.
+std::string output_path(const std::string& dir, std::string_view name);
+
 // Replaces `path` with `content` atomically (an AtomicFile written in one go).
 void write_file_atomically(const std::string& path, std::string_view content);
 
@@ -75,6 +86,10 @@ public:
     bool is_open() const;
     // Writes all of `data`; throws OutputError. Does nothing in a process that does not own it.
     void write(std::string_view data);
+    // Writes as much of `data` as the system takes now (a full disk may take part of it, or
+    // nothing) and returns how many bytes it took; `*err` is the errno that stopped it, 0 when
+    // everything was written. Returns data.size() in a process that does not own the file.
+    std::size_t write_some(std::string_view data, int* err);
     // The same at `offset`, leaving the file position alone: threads may write their own parts.
     void write_at(std::uint64_t offset, std::string_view data);
     // Closes the file; throws OutputError if the system reports a failed write.

@@ -19,7 +19,7 @@
 namespace ringprof {
 
 struct SnapshotFile {
-    std::string suffix;  // appended to <output_dir>/<run_id>
+    std::string suffix;  // appended to <run_id>: "<run_id><suffix>" must be a name (see output_path)
     std::function<std::string(const Snapshot&, const RunInfo&)> render;
 };
 

@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "process/env_settings.hpp"
 #include "process/numeric_settings.hpp"
 #include "ringprof/config.hpp"
+#include "ringprof/output_files.hpp"
 
 namespace ringprof {
 
@@ -72,11 +74,26 @@ Config Config::from_environment() {
 }
 
 std::string Config::effective_run_id() const {
-    if (!run_id.empty()) return run_id;
+    // A run id is a file name's first part: one that is not a name (a '/', "..") would put every
+    // output outside the output folder, so it is refused, said once, and the default used.
+    if (!run_id.empty()) {
+        const std::string wrong = why_not_a_name(run_id);
+        if (wrong.empty()) return run_id;
+        std::fprintf(stderr,
+                     "ringprof: run id '%s' is not a name (%s): a run id names files inside the output folder; the "
+                     "default run id is used instead\n",
+                     run_id.c_str(), wrong.c_str());
+    }
+    // The program's name is whatever the program chose (prctl can put a '/' in it): not
+    // refused, only made a name.
     std::string program = "ringprof";
     std::ifstream comm("/proc/self/comm");
     std::string name;
     if (std::getline(comm, name) && !name.empty()) program = name;
+    for (char& c : program) {
+        if (c == '/' || c == '\0') c = '_';
+    }
+    if (program == "." || program == "..") program = "ringprof";
     return program + "_" + std::to_string(::getpid());
 }
 

@@ -48,6 +48,25 @@ OutputError output_error(const std::string& what, const std::string& path, int e
     return OutputError(what + " '" + path + "': " + reason, folder_of(path), reason);
 }
 
+std::string why_not_a_name(std::string_view name) {
+    if (name.empty()) return "it is empty";
+    if (name == "." || name == "..") return "it names a folder";
+    if (name.find('/') != std::string_view::npos) return "it holds a '/'";
+    if (name.find('\0') != std::string_view::npos) return "it holds a NUL character";
+    return {};
+}
+
+std::string output_path(const std::string& dir, std::string_view name) {
+    const std::string wrong = why_not_a_name(name);
+    if (!wrong.empty()) {
+        const std::string reason = "'" + std::string(name) + "' is not a file name (" + wrong + ")";
+        throw OutputError("cannot write '" + std::string(name) + "' into '" + dir + "': " + reason +
+                              "; nothing is written outside the output folder",
+                          dir, reason);
+    }
+    return (dir.empty() ? std::string(".") : dir) + "/" + std::string(name);
+}
+
 void ensure_output_dir(const std::string& dir) {
     if (dir.empty()) return;
     std::string partial;
@@ -209,13 +228,25 @@ void OutputFile::adopt(int fd, std::string path) {
 bool OutputFile::is_open() const { return fd_ >= 0 && owner_ == current_pid(); }
 
 void OutputFile::write(std::string_view data) {
-    if (!is_open()) return;
-    while (!data.empty()) {
-        const ssize_t n = ::write(fd_, data.data(), data.size());
+    int err = 0;
+    write_some(data, &err);
+    if (err != 0) throw output_error("cannot write", path_, err);
+}
+
+std::size_t OutputFile::write_some(std::string_view data, int* err) {
+    *err = 0;
+    if (!is_open()) return data.size();
+    std::size_t written = 0;
+    while (written < data.size()) {
+        const ssize_t n = ::write(fd_, data.data() + written, data.size() - written);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) throw output_error("cannot write", path_, n < 0 ? errno : EIO);
-        data.remove_prefix(static_cast<std::size_t>(n));
+        if (n <= 0) {
+            *err = n < 0 ? errno : EIO;
+            break;
+        }
+        written += static_cast<std::size_t>(n);
     }
+    return written;
 }
 
 void OutputFile::write_at(std::uint64_t offset, std::string_view data) {

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 
 namespace ringprof::detail {
 
@@ -16,6 +17,15 @@ std::string claim_name(const std::string& run_id) { return "." + run_id + ".ring
 }  // namespace
 
 RunClaim::~RunClaim() { release(); }
+
+namespace {
+// The pid a claim file says made it ("<pid>\n"), or 0.
+long long pid_in(int fd) {
+    char text[32] = {};
+    const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+    return n > 0 ? std::atoll(text) : 0;
+}
+}  // namespace
 
 RunClaim::Outcome RunClaim::try_claim(const std::string& name) {
     // Retried when the file was replaced between open and lock (its holder released it).
@@ -43,13 +53,24 @@ RunClaim::Outcome RunClaim::try_claim(const std::string& name) {
         }, named{};
         if (::fstat(fd, &held) == 0 && ::fstatat(folder_.fd(), name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
             held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
+            const pid_t self = ::getpid();
+            // exec() closes the claim (close-on-exec, so its lock goes) but keeps the pid: a claim
+            // left by this pid is an earlier image of this process, whose files the new image
+            // must not replace.
+            if (!created && pid_in(fd) == static_cast<long long>(self)) {
+                ::close(fd);
+                return Outcome::HeldByEarlierImage;
+            }
             fd_ = fd;
-            owner_ = ::getpid();
+            owner_ = self;
             name_ = name;
-            // For a curious reader; only into a file this process made (not another user's).
-            const std::string pid = std::to_string(owner_) + "\n";
-            if (created && ::write(fd, pid.data(), pid.size()) < 0) {
-                // informational only
+            // For a curious reader, and for an exec'd image to recognise its predecessor; only
+            // into a file this user owns (a file another user made is used, not written).
+            if (created || held.st_uid == ::geteuid()) {
+                const std::string pid = std::to_string(owner_) + "\n";
+                if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+                    // informational only
+                }
             }
             return Outcome::Claimed;
         }
@@ -65,22 +86,26 @@ std::string RunClaim::claim(const std::string& dir, const std::string& run_id) {
     } catch (const OutputError&) {
         return run_id;  // reported with the outputs
     }
-    switch (try_claim(claim_name(run_id))) {
-        case Outcome::Claimed:
-        case Outcome::Unavailable:
-            return run_id;
-        case Outcome::Taken:
-            break;
-    }
-    const std::string base = run_id + "_" + std::to_string(::getpid());
+    const Outcome first = try_claim(claim_name(run_id));
+    if (first == Outcome::Claimed || first == Outcome::Unavailable) return run_id;
+    const bool earlier_image = first == Outcome::HeldByEarlierImage;
+    // An exec'd image counts its images; another process is told apart by its pid.
+    const std::string base = run_id + (earlier_image ? "_exec" : "_" + std::to_string(::getpid()));
     for (int n = 1; n <= kMaxCandidates; ++n) {
         const std::string candidate = n == 1 ? base : base + "_" + std::to_string(n);
         const Outcome o = try_claim(claim_name(candidate));
-        if (o == Outcome::Taken) continue;
-        std::fprintf(stderr,
-                     "ringprof: run id '%s' is in use by another process writing to '%s'; this process writes "
-                     "its files as '%s'\n",
-                     run_id.c_str(), dir.c_str(), candidate.c_str());
+        if (o == Outcome::Taken || o == Outcome::HeldByEarlierImage) continue;
+        if (earlier_image) {
+            std::fprintf(stderr,
+                         "ringprof: run id '%s' in '%s' belongs to an earlier program image of this process (pid %lld, "
+                         "before exec); this image writes its files as '%s', so the earlier files are kept\n",
+                         run_id.c_str(), dir.c_str(), static_cast<long long>(::getpid()), candidate.c_str());
+        } else {
+            std::fprintf(stderr,
+                         "ringprof: run id '%s' is in use by another process writing to '%s'; this process writes "
+                         "its files as '%s'\n",
+                         run_id.c_str(), dir.c_str(), candidate.c_str());
+        }
         return candidate;
     }
     return base;

@@ -1,6 +1,9 @@
 // Claims a run id in an output folder for one process. Processes launched with one environment
 // (ranks sharing RINGPROF_RUN_ID) would otherwise write the same file names and corrupt each
-// other's outputs: the first to claim keeps the run id, the others write as "<run_id>_<pid>".
+// other's outputs: the first to claim keeps the run id, the others write as "<run_id>_<pid>". A
+// program that execs keeps its pid (and so its default run id): the claim file records the pid
+// that made it, and a new image that finds its own pid there writes as "<run_id>_exec" (then
+// "_exec_2"...), keeping the earlier image's files.
 //
 // The claim is a lock on "<output_dir>/.<run_id>.ringprof_claim" (a POSIX record lock: the
 // system releases it when the process dies, it is not inherited by a forked child, and it works
@@ -32,7 +35,7 @@ public:
     void release();
 
 private:
-    enum class Outcome { Claimed, Taken, Unavailable };
+    enum class Outcome { Claimed, Taken, HeldByEarlierImage, Unavailable };
     Outcome try_claim(const std::string& name);
 
     OutputFolder folder_;  // the output folder, opened once: the claim's name is never followed

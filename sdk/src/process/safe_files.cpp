@@ -32,6 +32,18 @@ unsigned mode_at(const OutputFolder& folder, const std::string& name) {
     return ::fstatat(folder.fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? st.st_mode : 0;
 }
 
+// Every name below is resolved relative to an open folder: a '/' or ".." in it would reach
+// outside that folder. output_path() refuses such names where paths are built; this is the same
+// rule where files are made, for names built from a folder and a name alone (a node id).
+void require_name(const OutputFolder& folder, const std::string& name) {
+    const std::string wrong = why_not_a_name(name);
+    if (wrong.empty()) return;
+    const std::string reason = "'" + name + "' is not a file name (" + wrong + ")";
+    throw OutputError("cannot write '" + name + "' into '" + folder.path() + "': " + reason +
+                          "; nothing is written outside the output folder",
+                      folder.path(), reason);
+}
+
 std::string free_name_candidate(const std::string& preferred) {
     // Not guessable: another user could otherwise plant these names too.
     static thread_local std::mt19937_64 random(
@@ -85,6 +97,7 @@ OutputFolder OutputFolder::open(const std::string& path) {
 }
 
 OutputFolder OutputFolder::subfolder(const std::string& name) const {
+    require_name(*this, name);
     const std::string path = path_of(name);
     if (::mkdirat(fd_, name.c_str(), 0777) != 0 && errno != EEXIST) {
         throw output_error("cannot create output folder", path, errno);
@@ -102,6 +115,7 @@ OutputFolder OutputFolder::subfolder(const std::string& name) const {
 // ---------------------------------------------------------------- files
 
 int create_new_file(const OutputFolder& folder, const std::string& preferred, std::string* name) {
+    require_name(folder, preferred);
     std::string candidate = preferred;
     for (int attempt = 0;; ++attempt) {
         // O_EXCL never opens what is there, whatever it is (a FIFO included: nothing blocks).
@@ -122,12 +136,17 @@ int create_new_file(const OutputFolder& folder, const std::string& preferred, st
     }
 }
 
+void refuse_unless_file_or_free(const OutputFolder& folder, const std::string& name) {
+    require_name(folder, name);
+    const unsigned there = mode_at(folder, name);
+    if (there != 0 && !S_ISREG(there)) throw OutputRefused(folder.path_of(name), kind_of(there));
+}
+
 void replace_file(const OutputFolder& from_folder, const std::string& from, const OutputFolder& to_folder,
                   const std::string& to) {
     // Checked before, not atomically with the rename: a link put there in between is replaced,
     // which is harmless (a rename never follows a link), only not reported.
-    const unsigned there = mode_at(to_folder, to);
-    if (there != 0 && !S_ISREG(there)) throw OutputRefused(to_folder.path_of(to), kind_of(there));
+    refuse_unless_file_or_free(to_folder, to);
     if (::renameat(from_folder.fd(), from.c_str(), to_folder.fd(), to.c_str()) != 0) {
         throw output_error("cannot replace", to_folder.path_of(to), errno);
     }
@@ -135,6 +154,7 @@ void replace_file(const OutputFolder& from_folder, const std::string& from, cons
 
 bool rename_if_free(const OutputFolder& from_folder, const std::string& from, const OutputFolder& to_folder,
                     const std::string& to) {
+    require_name(to_folder, to);
     if (::renameat2(from_folder.fd(), from.c_str(), to_folder.fd(), to.c_str(), RENAME_NOREPLACE) == 0) return true;
     int err = errno;
     if (err == EEXIST) return false;
@@ -151,6 +171,7 @@ bool rename_if_free(const OutputFolder& from_folder, const std::string& from, co
 }
 
 int open_shared_file(const OutputFolder& folder, const std::string& name, bool* created) {
+    require_name(folder, name);
     const std::string path = folder.path_of(name);
     int fd = ::openat(folder.fd(), name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
     *created = fd >= 0;

@@ -58,6 +58,9 @@ int create_new_file(const OutputFolder& folder, const std::string& preferred, st
 void replace_file(const OutputFolder& from_folder, const std::string& from, const OutputFolder& to_folder,
                   const std::string& to);
 
+// Throws OutputRefused if something else than a regular file (a link, a FIFO) is at `name`.
+void refuse_unless_file_or_free(const OutputFolder& folder, const std::string& name);
+
 // Renames `from` to `to` unless something is at `to`: false then. Throws OutputError.
 bool rename_if_free(const OutputFolder& from_folder, const std::string& from, const OutputFolder& to_folder,
                     const std::string& to);
