@@ -192,8 +192,14 @@ mutation pythontimeline_scope_step_key timelines backends/pythontimeline_backend
     ringprof_timeline_tests 'PythonTimeline.*:Steps.*'
 # Chrome trace durations are the span's end time, not its length.
 mutation chrome_trace_dur_is_end timelines backends/chrome_trace_backend.cpp \
-    'append_us(buf, static_cast<std::int64_t>(s.end_ns - s.begin_ns));' 'append_ts(s.end_ns);' \
+    'append_trace_dur(buf, static_cast<std::int64_t>(s.begin_ns - start_epoch_ns),' 'append_trace_dur(buf, 0,' \
     ringprof_timeline_tests 'ChromeTrace.*:OneClock.*'
+# A trace span's dur is its length floored to the grid, not the difference of its ends' grid
+# times: ts + dur then falls short of or past the end, and touching spans stop nesting exactly.
+mutation chrome_trace_dur_off_the_grid timelines backends/timeline_text.hpp \
+    'append_grid_us(out, trace_grid_units(end_ns) - trace_grid_units(begin_ns));' \
+    'append_grid_us(out, trace_grid_units(end_ns - begin_ns));' \
+    ringprof_timeline_tests 'ChromeTrace.*:OneClock.*:TraceTimeText.*'
 
 # ---- steps: ringprof steps statistics ---------------------------------------------------------
 # p95 is the 90th percentile.
