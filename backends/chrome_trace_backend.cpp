@@ -140,7 +140,7 @@ void ChromeTraceBackend::append_span(std::string& buf, const Span& s, std::int64
         buf += ",\"args\":{\"step_num\":\"";
         append_int(buf, s.step);
         buf += "\"}},\n";
-    } else if (s.step >= 0) {
+    } else if (s.has_step) {
         buf += ",\"args\":{\"step\":";
         append_int(buf, s.step);
         buf += "}},\n";

@@ -113,12 +113,12 @@ TEST(ClockCalibration, SpansConvertedOnEitherSideOfARecalibrationStillNest) {
     writer.add_backend(&backend);
     writer.start();
     const std::vector<detail::SpanThread> threads{{7, "t"}};
-    detail::TimelineRecords raw{detail::TimelineRecord::thread(7, -1),
+    detail::TimelineRecords raw{detail::TimelineRecord::thread(7, std::nullopt),
                                 detail::TimelineRecord::span(&kChild, 1000, 2000, 1)};
     writer.on_pass(raw, threads);
     { const auto hold = writer.hold(); }  // the child is converted and delivered
     clock.add_segment(3000, 2.0);         // the rate doubles from a tick not yet converted
-    raw = {detail::TimelineRecord::thread(7, -1), detail::TimelineRecord::span(&kParent, 999, 10000, 0)};
+    raw = {detail::TimelineRecord::thread(7, std::nullopt), detail::TimelineRecord::span(&kParent, 999, 10000, 0)};
     writer.on_pass(raw, threads);
     writer.stop();
     ASSERT_EQ(collected.spans.size(), 2u);

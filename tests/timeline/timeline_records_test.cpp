@@ -191,7 +191,7 @@ TEST(TimelineRecords, CompactSpansAndEveryOtherRecordKeepTheirOrderAcrossTheStre
         if (k == kSpans / 2 + 1) {
             events.push_back({t + 2 + width, detail::make_tag(std::uint64_t{1}, EventKind::StepEnd)});
             expected.push_back(TimelineRecord::step_end(1, 7, t0 + 1000 * (kSpans / 2), t + 2 + width, 0));
-            expected.push_back(TimelineRecord::thread(0, -1, t0));
+            expected.push_back(TimelineRecord::thread(0, std::nullopt, t0));
         }
     }
     ASSERT_TRUE(ring.ring().try_write(events.data(), events.size()));
@@ -267,8 +267,8 @@ TEST(TimelineRecords, EverySpanComesOutAsItWentInWhetherItsValuesFitOneSlotOrNot
 }
 
 TEST(TimelineRecords, EachThreadsSpansCountFromItsOwnThreadRecord) {
-    detail::TimelineRecords stream{TimelineRecord::thread(1, -1, 1'000), TimelineRecord::span(&kWork, 1'100, 1'200, 0),
-                                   TimelineRecord::thread(2, -1, 9'000'000'000u),
+    detail::TimelineRecords stream{TimelineRecord::thread(1, std::nullopt, 1'000), TimelineRecord::span(&kWork, 1'100, 1'200, 0),
+                                   TimelineRecord::thread(2, std::nullopt, 9'000'000'000u),
                                    TimelineRecord::span(&kLoss, 9'000'000'100u, 9'000'000'200u, 2)};
     EXPECT_EQ(stream.slots(), 6u);
     detail::TimelineRecords copy;
@@ -343,15 +343,15 @@ TEST(TimelineRecords, FiltersAndOverflowKeepStepsAndTheThreadTheyBelongTo) {
     KindsBackend backend;
     writer.add_backend(&backend);
     writer.start();
-    detail::TimelineRecords fits{TimelineRecord::thread(3, -1), TimelineRecord::span(&kWork, 10, 20, 0),
+    detail::TimelineRecords fits{TimelineRecord::thread(3, std::nullopt), TimelineRecord::span(&kWork, 10, 20, 0),
                                  TimelineRecord::span(&kWork, 12, 18, 1)};  // filtered: too deep
-    detail::TimelineRecords overflows{TimelineRecord::thread(4, -1),
+    detail::TimelineRecords overflows{TimelineRecord::thread(4, std::nullopt),
                                       TimelineRecord::span(&kWork, 30, 40, 0),
                                       TimelineRecord::span(&kWork, 31, 39, 0),
                                       TimelineRecord::step_begin(0, 1, 41, 0),
                                       TimelineRecord::thread(4, 1),
                                       TimelineRecord::step_end(0, 1, 41, 50, 0),
-                                      TimelineRecord::thread(4, -1)};
+                                      TimelineRecord::thread(4, std::nullopt)};
     writer.on_pass(fits, {{3, "three"}});
     writer.on_pass(overflows, {{4, "four"}});
     writer.stop();
