@@ -202,6 +202,18 @@ mutation chrome_trace_dur_off_the_grid timelines backends/timeline_text.hpp \
     ringprof_timeline_tests 'ChromeTrace.*:OneClock.*:TraceTimeText.*'
 
 # ---- steps: ringprof steps statistics ---------------------------------------------------------
+# A step number of 19 digits is "no step" again (the reader's old 18-digit limit).
+mutation steps_number_of_19_digits steps sdk/src/trace/parsed_event.cpp \
+    'if (v > (kMaxMagnitude - digit) / 10) return false;' 'if (v > 99999999999999999 / 10) return false;' \
+    "ringprof_steps_tests ringprof_cli" 'StepNumbers.*'
+# A negative step is "no step" again when the pythontimeline labels a scope.
+mutation pythontimeline_negative_step_unlabeled steps backends/pythontimeline_backend.cpp \
+    '} else if (s.has_step) {' '} else if (s.step >= 0) {' \
+    "ringprof_steps_tests ringprof_cli" 'StepNumbers.*'
+# merge-timers writes counts above 2^53 that no reader takes back.
+mutation timers_count_above_2_53_written cli sdk/src/timers/timers_json_numbers.cpp \
+    'if (n <= kMaxExactCount) return std::nullopt;' 'return std::nullopt;' \
+    "ringprof_timers_tests ringprof_cli" 'TimersNumbers.*'
 # p95 is the 90th percentile.
 mutation steps_p95_is_p90 steps sdk/src/steps/describe.cpp \
     'd.p95 = linear_quantile(values, 0.95);' 'd.p95 = linear_quantile(values, 0.90);' \
