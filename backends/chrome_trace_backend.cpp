@@ -92,7 +92,7 @@ void ChromeTraceBackend::sync() {
 }
 
 void ChromeTraceBackend::append_ts(std::uint64_t epoch_ns) {
-    append_us(buf_, static_cast<std::int64_t>(epoch_ns - run_.start_epoch_ns));
+    append_trace_ts(buf_, static_cast<std::int64_t>(epoch_ns - run_.start_epoch_ns));
 }
 
 void ChromeTraceBackend::on_thread_name(std::uint32_t tid, const std::string& name) {
@@ -109,7 +109,7 @@ void ChromeTraceBackend::on_thread_name(std::uint32_t tid, const std::string& na
 void ChromeTraceBackend::append_span(std::string& buf, const Span& s, std::int64_t pid, std::uint64_t start_epoch_ns,
                                      std::string_view quoted_name, bool marks_step) {
     const auto append_ts = [&](std::uint64_t epoch_ns) {
-        append_us(buf, static_cast<std::int64_t>(epoch_ns - start_epoch_ns));
+        append_trace_ts(buf, static_cast<std::int64_t>(epoch_ns - start_epoch_ns));
     };
     buf += marks_step ? "{\"ph\":\"X\",\"cat\":\"step\",\"pid\":" : "{\"ph\":\"X\",\"pid\":";
     append_int(buf, pid);
@@ -118,7 +118,8 @@ void ChromeTraceBackend::append_span(std::string& buf, const Span& s, std::int64
     buf += ",\"ts\":";
     append_ts(s.begin_ns);
     buf += ",\"dur\":";
-    append_us(buf, static_cast<std::int64_t>(s.end_ns - s.begin_ns));
+    append_trace_dur(buf, static_cast<std::int64_t>(s.begin_ns - start_epoch_ns),
+                     static_cast<std::int64_t>(s.end_ns - start_epoch_ns));
     buf += ",\"name\":";
     buf += quoted_name;
     if (marks_step) {
@@ -136,7 +137,7 @@ void ChromeTraceBackend::append_span(std::string& buf, const Span& s, std::int64
         buf += ",\"args\":{\"step_num\":\"";
         append_int(buf, s.step);
         buf += "\"}},\n";
-    } else if (s.step >= 0) {
+    } else if (s.has_step) {
         buf += ",\"args\":{\"step\":";
         append_int(buf, s.step);
         buf += "}},\n";

@@ -22,7 +22,7 @@ void FlameHtmlBackend::on_spans(const SpanBatch& batch) {
     for (const Span& s : batch.spans) {
         ++seen_;
         last_end_ns_ = std::max(last_end_ns_, s.end_ns);
-        if (s.step >= 0) {
+        if (s.has_step) {
             auto it = steps_.find(s.step);
             if (it != steps_.end()) {
                 it->second.first = std::min(it->second.first, s.begin_ns);

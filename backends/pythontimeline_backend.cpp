@@ -156,7 +156,7 @@ void PythonTimelineBackend::on_spans(const SpanBatch& batch) {
             buf_ += ", \"step_num\": \"";
             append_int(buf_, s.step);
             buf_ += "\"}}";
-        } else if (s.step >= 0) {
+        } else if (s.has_step) {
             buf_ += ", \"args\": {\"step_num\": \"";
             append_int(buf_, s.step);
             buf_ += "\"}}";

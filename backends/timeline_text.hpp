@@ -1,4 +1,4 @@
-// Text pieces shared by the timeline backends: integers and microseconds written without
+// Text pieces shared by the timeline backends: integers and trace times written without
 // locale or printf overhead (millions of events per second go through here), and a cache of
 // escaped names keyed by the name's pointer (names are string literals or interned strings).
 // Like the timeline backends, it uses only what ringprof/timeline_backend.hpp offers any backend.
@@ -10,6 +10,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -24,17 +25,57 @@ inline void append_int(std::string& out, std::int64_t v) {
     out.append(buf, r.ptr);
 }
 
-// Nanoseconds as microseconds with three decimals ("12.345", "-0.002"): exact, no rounding.
-inline void append_us(std::string& out, std::int64_t ns) {
-    if (ns < 0) {
-        out.push_back('-');
-        ns = -ns;
+// Trace times (Chrome's "ts" and "dur", in microseconds) on a binary grid of 2^-10 us.
+//
+// Problem: consumers (Chrome DevTools, Perfetto's JSON import, Python) read ts and dur as
+// doubles and compute a span's end as ts + dur. Written as exact decimal nanoseconds ("0.1",
+// "0.2"), neither is a double, and the rounded sum can land past the next span's ts or the
+// parent's end (0.1 + 0.2 > 0.3): the span "cannot nest" and is left off its track.
+// Mechanism: a time is written as k / 1024 us, k an integer. Such a number's decimal text is
+// exact (at most 10 decimals), it parses to exactly that double, and ts + dur of two of them is
+// exact too, so the consumer's end is the end written: the nesting that holds in exact decimals
+// (which the one clock guarantees) holds in doubles by construction. k = floor(ns * 1.024) is
+// strictly increasing in ns (the grid, 0.9765625 ns, is finer than a nanosecond), so no two
+// times merge and ns = ceil(k / 1.024) recovers the nanosecond.
+// Bound: exact while |k| < 2^53, i.e. within 2^43 us (~101 days) of the run's start.
+inline std::int64_t trace_grid_units(std::int64_t ns) {
+    std::int64_t q = ns / 125;
+    std::int64_t r = ns % 125;
+    if (r < 0) {  // floor, also before the run's start
+        r += 125;
+        --q;
     }
-    append_int(out, ns / 1000);
-    const auto frac = static_cast<int>(ns % 1000);
-    const char digits[4] = {'.', static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
-                            static_cast<char>('0' + frac % 10)};
-    out.append(digits, 4);
+    return q * 128 + r * 128 / 125;
+}
+
+// `units` of 2^-10 us as their exact decimal ("12", "0.0009765625", "-1.5").
+inline void append_grid_us(std::string& out, std::int64_t units) {
+    std::uint64_t mag = static_cast<std::uint64_t>(units);
+    if (units < 0) {
+        out.push_back('-');
+        mag = ~mag + 1;
+    }
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof buf, mag >> 10);
+    std::uint64_t frac = (mag & 1023u) * 9765625u;  // 1/1024 = 0.0009765625: 10 digits
+    if (frac != 0) {
+        *r.ptr++ = '.';
+        char digits[10];
+        for (int i = 9; i >= 0; --i, frac /= 10) digits[i] = static_cast<char>('0' + frac % 10);
+        int n = 10;
+        while (digits[n - 1] == '0') --n;
+        std::memcpy(r.ptr, digits, static_cast<std::size_t>(n));
+        r.ptr += n;
+    }
+    out.append(buf, r.ptr);
+}
+
+// A time `ns` after the run's start, as a trace's "ts".
+inline void append_trace_ts(std::string& out, std::int64_t ns) { append_grid_us(out, trace_grid_units(ns)); }
+// The "dur" of a span from `begin_ns` to `end_ns` after the run's start: the difference of the
+// two grid times, so that ts + dur is the end's grid time exactly (see above).
+inline void append_trace_dur(std::string& out, std::int64_t begin_ns, std::int64_t end_ns) {
+    append_grid_us(out, trace_grid_units(end_ns) - trace_grid_units(begin_ns));
 }
 
 class NameCache {

@@ -201,8 +201,14 @@ mutation pythontimeline_scope_step_key timelines backends/pythontimeline_backend
     ringprof_timeline_tests 'PythonTimeline.*:Steps.*'
 # Chrome trace durations are the span's end time, not its length.
 mutation chrome_trace_dur_is_end timelines backends/chrome_trace_backend.cpp \
-    'append_us(buf, static_cast<std::int64_t>(s.end_ns - s.begin_ns));' 'append_ts(s.end_ns);' \
+    'append_trace_dur(buf, static_cast<std::int64_t>(s.begin_ns - start_epoch_ns),' 'append_trace_dur(buf, 0,' \
     ringprof_timeline_tests 'ChromeTrace.*:OneClock.*'
+# A trace span's dur is its length floored to the grid, not the difference of its ends' grid
+# times: ts + dur then falls short of or past the end, and touching spans stop nesting exactly.
+mutation chrome_trace_dur_off_the_grid timelines backends/timeline_text.hpp \
+    'append_grid_us(out, trace_grid_units(end_ns) - trace_grid_units(begin_ns));' \
+    'append_grid_us(out, trace_grid_units(end_ns - begin_ns));' \
+    ringprof_timeline_tests 'ChromeTrace.*:OneClock.*:TraceTimeText.*'
 
 # The pythontimeline's ringprof_drops record says no span was filtered out.
 mutation pythontimeline_drops_record_zero timelines backends/pythontimeline_backend.cpp \
@@ -210,6 +216,18 @@ mutation pythontimeline_drops_record_zero timelines backends/pythontimeline_back
     ringprof_timeline_tests 'DropRecords.*'
 
 # ---- steps: ringprof steps statistics ---------------------------------------------------------
+# A step number of 19 digits is "no step" again (the reader's old 18-digit limit).
+mutation steps_number_of_19_digits steps sdk/src/trace/parsed_event.cpp \
+    'if (v > (kMaxMagnitude - digit) / 10) return false;' 'if (v > 99999999999999999 / 10) return false;' \
+    "ringprof_steps_tests ringprof_cli" 'StepNumbers.*'
+# A negative step is "no step" again when the pythontimeline labels a scope.
+mutation pythontimeline_negative_step_unlabeled steps backends/pythontimeline_backend.cpp \
+    '} else if (s.has_step) {' '} else if (s.step >= 0) {' \
+    "ringprof_steps_tests ringprof_cli" 'StepNumbers.*'
+# merge-timers writes counts above 2^53 that no reader takes back.
+mutation timers_count_above_2_53_written cli sdk/src/timers/timers_json_numbers.cpp \
+    'if (n <= kMaxExactCount) return std::nullopt;' 'return std::nullopt;' \
+    "ringprof_timers_tests ringprof_cli" 'TimersNumbers.*'
 # p95 is the 90th percentile.
 mutation steps_p95_is_p90 steps sdk/src/steps/describe.cpp \
     'd.p95 = linear_quantile(values, 0.95);' 'd.p95 = linear_quantile(values, 0.90);' \

@@ -31,8 +31,8 @@ const char kUsage[] =
     "every node's threads, and in the HTML page a steps view (each node's time per step, the\n"
     "straggler of each step outlined) when the timelines have steps.\n"
     "\n"
-    "Exit status: 0 written, 3 written but some inputs of the folder were skipped (listed on\n"
-    "stderr), 1 nothing could be drawn, 2 bad arguments.\n"
+    "Exit status: 0 written, 3 written but some inputs of the folder were skipped or malformed\n"
+    "events left out (listed on stderr), 1 nothing could be drawn, 2 bad arguments.\n"
     "\n"
     "  -o, --output OUT   file to write ('-' for standard output); default: <input stem>_flame.html,\n"
     "                     _flame.svg or _folded.txt in the current directory\n"
@@ -113,8 +113,10 @@ int run(int argc, char** argv) {
     std::size_t skipped = 0;
     try {
         const ringprof::FlameProfile profile = ringprof::load_flame_profile(input);
+        // As merge and steps report them: inputs left out whole, then event-level problems.
         for (const std::string& why : profile.skipped_inputs) report(kName, "skipped " + why);
-        skipped = profile.skipped_inputs.size();
+        for (const std::string& note : profile.notes) report(kName, "warning: " + note);
+        skipped = profile.skipped_inputs.size() + profile.events_dropped;
         if (format == "html") {
             text = ringprof::render_html(profile);
         } else if (format == "svg") {

@@ -3,7 +3,9 @@
 
 #include <cstdio>
 #include <new>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "arguments.hpp"
@@ -23,7 +25,10 @@ const char kHelp[] =
     "is grafted under PATH (default: merged at the root), every merged node is marked\n"
     "parallel, gauges are combined. A bad or truncated file is reported (file and byte\n"
     "position) and nothing of it is merged; the exit code is then 3 (1 when no file\n"
-    "could be read). Writes OUT (default: standard output).\n";
+    "could be read). So is a file whose sums would leave the numbers every reader\n"
+    "reads back as written (a total beyond the largest double, a count above 2^53):\n"
+    "it is named with the node, and the others are merged. Writes OUT (default:\n"
+    "standard output).\n";
 
 const Option kOptions[] = {
     {"--output", "-o", kTakesValue},
@@ -69,7 +74,16 @@ int run(int argc, char** argv) {
     for (const std::string& path : inputs) {
         try {
             const TimerTree t = load_timers_json(path);
-            merged.merge(t, graft, /*parallel=*/true);
+            // Merged into a copy first: a file that would overflow a sum is left out whole, and
+            // the tree stays one that the file format, and so this command, can read back.
+            TimerTree candidate = merged;
+            candidate.merge(t, graft, /*parallel=*/true);
+            if (const std::optional<std::string> why = unwritable_timers_number(candidate)) {
+                report(kName, fmt::format("skipped {}: merging it would make {}; nothing of it merged", path, *why));
+                ++skipped;
+                continue;
+            }
+            merged = std::move(candidate);
             ++merged_files;
         } catch (const std::bad_alloc&) {
             report(kName, fmt::format("skipped {}", out_of_memory(path)));
@@ -86,7 +100,13 @@ int run(int argc, char** argv) {
     // The merged root spans the files' roots, counted once per file.
     merged.root.is_parallel = false;
     merged.set_metadata("merged_files", fmt::format("{}", merged_files));
-    const std::string text = write_timers_json(merged, format);
+    std::string text;
+    try {
+        text = write_timers_json(merged, format);
+    } catch (const TimersJsonError& e) {
+        report(kName, fmt::format("{}; nothing written", e.what()));
+        return kExitFailed;
+    }
     if (out_path.empty()) {
         if (!write_stdout(kName, text)) return kExitFailed;
     } else {

@@ -126,6 +126,46 @@ TEST(FlameFolder, AFolderWithoutTimelinesIsOneLineAndNoPage) {
     EXPECT_FALSE(fs::exists(dir.path() / "page.html"));
 }
 
+// One good event and one without its dur: what merge and steps report as a malformed event left
+// out (exit 3), flame reports the same way, for a folder and for the file alone.
+void write_with_malformed_event(const fs::path& file) {
+    fs::create_directories(file.parent_path());
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(R"([{"name": "ok", "ph": "X", "pid": 1, "tid": 1, "ts": 5, "dur": 1},)"
+               R"( {"name": "no-dur", "ph": "X", "pid": 1, "tid": 1, "ts": 5}])",
+               f);
+    std::fclose(f);
+}
+
+TEST(FlameFolder, MalformedEventsAreReportedAsMergeReportsThem) {
+    TempDir dir;
+    const fs::path file = dir.path() / "job" / "framework" / "pevents" / "2020071317" /
+                          "1594662605000010_2-m_model_timeline.json";
+    write_with_malformed_event(file);
+    const ringprof::testing::ToolRun merged =
+        ringprof::testing::run_ringprof("merge job -o " + (dir.path() / "out").string(), dir.path());
+    ASSERT_EQ(merged.code, 3) << merged.err;
+    // merge's line, less its command name: "warning: <file>: 1 malformed event(s) left out, ...".
+    const std::size_t at = merged.err.find("ringprof merge: warning: ");
+    ASSERT_NE(at, std::string::npos) << merged.err;
+    const std::string warning =
+        merged.err.substr(at + 16, merged.err.find('\n', at) - at - 16);
+    ASSERT_NE(warning.find("2-m_model_timeline.json: 1 malformed event(s) left out"), std::string::npos) << warning;
+
+    const ringprof::testing::ToolRun folder = flame(dir.path(), "job -o job.html");
+    EXPECT_EQ(folder.code, 3) << folder.err;
+    EXPECT_NE(folder.err.find("ringprof flame: " + warning), std::string::npos) << folder.err;
+    EXPECT_TRUE(fs::exists(dir.path() / "job.html")) << "the page is still drawn";
+
+    const ringprof::testing::ToolRun alone = flame(dir.path(), file.string() + " -o alone.html");
+    EXPECT_EQ(alone.code, 3) << alone.err;
+    EXPECT_NE(alone.err.find("ringprof flame: warning: " + file.string() + ": 1 malformed event(s) left out"),
+              std::string::npos)
+        << alone.err;
+    EXPECT_TRUE(fs::exists(dir.path() / "alone.html"));
+}
+
 }  // namespace
 
 #endif  // RINGPROF_TOOL

@@ -98,6 +98,7 @@ TEST(FlameLive, PageTimelineKeepsTheLongestSpansPerThreadWithEveryStep) {
         s.end_ns = end;
         s.tid = tid;
         s.depth = depth;
+        s.has_step = step >= 0;  // -1 here: a span in no step
         s.step = step;
         return s;
     };

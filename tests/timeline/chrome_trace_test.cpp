@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -139,6 +141,49 @@ TEST(ChromeTrace, StreamCutAfterAFlushKeepsEveryEarlierEvent) {
     for (const Ev& e : events) outers += e.ph == "X" && e.name == "outer \"quoted\"";
     EXPECT_EQ(outers, before);
     expect_nested(events);
+}
+
+// A clock whose reading advances every third call, 100 ns a tick: children end in the tick their
+// parent ends, and siblings end in the tick the next begins, every time. What load did to the
+// tests above now and then (a child ending in the parent's nanosecond), made certain.
+std::atomic<std::uint64_t> g_coarse_calls{0};
+std::uint64_t coarse_clock() { return 1'000'000 + g_coarse_calls.fetch_add(1) / 3; }
+
+TEST(ChromeTrace, TouchingBoundariesNestAsConsumersAddTsAndDur) {
+    TempDir dir;
+    Config c = timeline_config(dir.str(), {"trace", "pythontimeline"});
+    c.custom_clock = &coarse_clock;
+    c.custom_clock_seconds_per_tick = 1e-7;
+    {
+        Session session(c);
+        for (int i = 0; i < 3000; ++i) outer();
+    }
+    const std::string json = gunzip(read_text(dir.path() / "t_trace.json.gz"));
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS);
+    simdjson::dom::array arr;
+    ASSERT_EQ(doc["traceEvents"].get(arr), simdjson::SUCCESS);
+    const std::vector<Ev> events = events_of(arr);
+    int touching = 0;  // a child ending where its parent ends: the case that must still nest
+    for (std::size_t i = 1; i < events.size(); ++i) {
+        if (events[i].ph == "X" && events[i - 1].ph == "X" && events[i].name == "outer \"quoted\"" &&
+            events[i - 1].ts + events[i - 1].dur == events[i].ts + events[i].dur) {
+            ++touching;
+        }
+    }
+    EXPECT_GT(touching, 100) << "the clock did not make boundaries touch";
+    EXPECT_EQ(std::count_if(events.begin(), events.end(), [](const Ev& e) { return e.ph == "X"; }), 3 * 3000);
+    expect_nested(events);
+
+    std::vector<Ev> py;
+    for (const auto& file : pevents_files(dir.path())) {
+        simdjson::dom::array py_arr;
+        ASSERT_EQ(parser.parse(read_text(file)).get(py_arr), simdjson::SUCCESS) << file;
+        for (const Ev& e : events_of(py_arr)) py.push_back(e);
+    }
+    EXPECT_EQ(std::count_if(py.begin(), py.end(), [](const Ev& e) { return e.ph == "X"; }), 3 * 3000);
+    expect_nested(py);
 }
 
 TEST(ChromeTrace, AGarbledTailStillYieldsTheFlushedPart) {

@@ -113,12 +113,12 @@ TEST(ClockCalibration, SpansConvertedOnEitherSideOfARecalibrationStillNest) {
     writer.add_backend(&backend);
     writer.start();
     const std::vector<detail::SpanThread> threads{{7, "t"}};
-    detail::TimelineRecords raw{detail::TimelineRecord::thread(7, -1),
+    detail::TimelineRecords raw{detail::TimelineRecord::thread(7, std::nullopt),
                                 detail::TimelineRecord::span(&kChild, 1000, 2000, 1)};
     writer.on_pass(raw, threads);
     { const auto hold = writer.hold(); }  // the child is converted and delivered
     clock.add_segment(3000, 2.0);         // the rate doubles from a tick not yet converted
-    raw = {detail::TimelineRecord::thread(7, -1), detail::TimelineRecord::span(&kParent, 999, 10000, 0)};
+    raw = {detail::TimelineRecord::thread(7, std::nullopt), detail::TimelineRecord::span(&kParent, 999, 10000, 0)};
     writer.on_pass(raw, threads);
     writer.stop();
     ASSERT_EQ(collected.spans.size(), 2u);
@@ -135,7 +135,7 @@ TEST(ClockCalibration, SpansConvertedOnEitherSideOfARecalibrationStillNest) {
 namespace od = simdjson::ondemand;
 
 // A JSON number token ("12.345", "7", "-0.002") as an exact integer of 1/scale units.
-std::int64_t exact(std::string_view token, std::int64_t scale) {
+std::int64_t exact(std::string_view token, std::int64_t scale, std::int64_t grid = 1) {
     while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == ','))
         token.remove_suffix(1);
     bool negative = !token.empty() && token.front() == '-';
@@ -156,17 +156,27 @@ std::int64_t exact(std::string_view token, std::int64_t scale) {
         }
     }
     EXPECT_LE(frac_scale, scale) << "more decimals than the unit holds: " << token;
-    const std::int64_t v = whole * scale + frac * (scale / frac_scale);
+    // In units of 1/grid of the token's unit: the fraction must be a whole number of them.
+    EXPECT_EQ(frac * grid % frac_scale, 0) << token << " is not on a grid of 1/" << grid;
+    const std::int64_t v = whole * grid + frac * grid / frac_scale;
+    (void)scale;
     return negative ? -v : v;
 }
+
+// A number token as JavaScript and Python read it: correctly rounded to a double.
+double consumer_double(std::string_view token) { return std::strtod(std::string(token).c_str(), nullptr); }
 
 struct Interval {
     std::string name;
     std::int64_t tid = 0;
     std::int64_t begin = 0, end = 0;  // exact, in the file's unit
+    double begin_double = 0, end_double = 0;  // as consumers compute them: double(ts) + double(dur)
     std::int64_t step = -1;           // the step this span ran in (-1: none)
     bool is_step = false;
 };
+
+// The nanosecond a trace time of `units` 2^-10 us stands for (the writer floors ns * 1.024).
+std::int64_t trace_ns(std::int64_t units) { return units >= 0 ? (units * 125 + 127) / 128 : -(-units * 125 / 128); }
 
 // Every X event of a Chrome trace, times in integer nanoseconds from the decimal text.
 std::vector<Interval> trace_intervals(const std::string& json) {
@@ -191,10 +201,14 @@ std::vector<Interval> trace_intervals(const std::string& json) {
                 iv.tid = v.get_int64();
             else if (key == "cat")
                 iv.is_step = std::string_view(v.get_string()) == "step";
-            else if (key == "ts")
-                ts = exact(v.raw_json_token(), 1000);
-            else if (key == "dur") {
-                dur = exact(v.raw_json_token(), 1000);
+            else if (key == "ts") {
+                const std::string_view token = v.raw_json_token();
+                ts = exact(token, 10'000'000'000, 1024);
+                iv.begin_double = consumer_double(token);
+            } else if (key == "dur") {
+                const std::string_view token = v.raw_json_token();
+                dur = exact(token, 10'000'000'000, 1024);
+                iv.end_double = consumer_double(token);
                 has_dur = true;
             } else if (key == "args" && v.type() == od::json_type::object) {
                 for (auto a : v.get_object()) {
@@ -209,8 +223,9 @@ std::vector<Interval> trace_intervals(const std::string& json) {
         }
         if (ph != "X") continue;
         EXPECT_TRUE(has_dur);
-        iv.begin = ts;
-        iv.end = ts + dur;
+        iv.begin = trace_ns(ts);
+        iv.end = trace_ns(ts + dur);
+        iv.end_double += iv.begin_double;
         out.push_back(iv);
     }
     return out;
@@ -236,10 +251,15 @@ std::vector<Interval> pythontimeline_intervals(const std::filesystem::path& root
                     iv.name = std::string(std::string_view(v.get_string()));
                 else if (key == "tid")
                     iv.tid = v.get_int64();
-                else if (key == "ts")
-                    iv.begin = exact(v.raw_json_token(), 1);
-                else if (key == "dur")
-                    iv.end = exact(v.raw_json_token(), 1);
+                else if (key == "ts") {
+                    const std::string_view token = v.raw_json_token();
+                    iv.begin = exact(token, 1);
+                    iv.begin_double = consumer_double(token);
+                } else if (key == "dur") {
+                    const std::string_view token = v.raw_json_token();
+                    iv.end = exact(token, 1);
+                    iv.end_double = consumer_double(token);
+                }
                 else if (key == "args" && v.type() == od::json_type::object) {
                     for (auto a : v.get_object()) {
                         const std::string_view k = a.unescaped_key();
@@ -251,35 +271,43 @@ std::vector<Interval> pythontimeline_intervals(const std::filesystem::path& root
             }
             if (ph != "X") continue;
             iv.end += iv.begin;
+            iv.end_double += iv.begin_double;
             out.push_back(iv);
         }
     }
     return out;
 }
 
-// Per thread, any two intervals are nested or disjoint (touching ends allowed): exact integers.
-void expect_laminar(const std::vector<Interval>& all, const char* what) {
+// Per thread, any two intervals are nested or disjoint (touching ends allowed), exactly (integers
+// from the decimal text) and as consumers compute it (double ts + double dur).
+template <typename T>
+void expect_laminar_by(const std::vector<Interval>& all, const char* what, T Interval::*begin, T Interval::*end) {
     std::map<std::int64_t, std::vector<const Interval*>> by_tid;
     for (const Interval& iv : all) by_tid[iv.tid].push_back(&iv);
     for (auto& [tid, list] : by_tid) {
-        std::stable_sort(list.begin(), list.end(), [](const Interval* a, const Interval* b) {
-            if (a->begin != b->begin) return a->begin < b->begin;
-            if (a->end != b->end) return a->end > b->end;
+        std::stable_sort(list.begin(), list.end(), [&](const Interval* a, const Interval* b) {
+            if (a->*begin != b->*begin) return a->*begin < b->*begin;
+            if (a->*end != b->*end) return a->*end > b->*end;
             return a->is_step && !b->is_step;  // a step encloses a scope of the same extent
         });
         std::vector<const Interval*> open;
         for (const Interval* iv : list) {
-            ASSERT_LE(iv->begin, iv->end) << what << ": " << iv->name << " ends before it begins";
-            while (!open.empty() && open.back()->end <= iv->begin) open.pop_back();
+            ASSERT_LE(iv->*begin, iv->*end) << what << ": " << iv->name << " ends before it begins";
+            while (!open.empty() && open.back()->*end <= iv->*begin) open.pop_back();
             if (!open.empty()) {
-                ASSERT_LE(iv->end, open.back()->end)
-                    << what << ": on tid " << tid << ", " << iv->name << " [" << iv->begin << ", " << iv->end
-                    << "] crosses " << open.back()->name << " [" << open.back()->begin << ", " << open.back()->end
+                ASSERT_LE(iv->*end, open.back()->*end)
+                    << what << ": on tid " << tid << ", " << iv->name << " [" << iv->*begin << ", " << iv->*end
+                    << "] crosses " << open.back()->name << " [" << open.back()->*begin << ", " << open.back()->*end
                     << "]";
             }
             open.push_back(iv);
         }
     }
+}
+void expect_laminar(const std::vector<Interval>& all, const char* what) {
+    expect_laminar_by(all, what, &Interval::begin, &Interval::end);
+    expect_laminar_by(all, (std::string(what) + " (as doubles)").c_str(), &Interval::begin_double,
+                      &Interval::end_double);
 }
 
 // On the thread that ran the steps, each span labeled with a step lies within that step.

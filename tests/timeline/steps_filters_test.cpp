@@ -1,6 +1,8 @@
 // Steps label spans of every thread by time; the timeline filters leave the aggregates whole;
 // the environment reaches the timeline settings.
 #include <gtest/gtest.h>
+
+#include <optional>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -19,16 +21,16 @@ using namespace ringprof::testing;
 
 TEST(StepIntervals, FindsTheStepRunningAtATime) {
     detail::StepIntervals steps;
-    EXPECT_EQ(steps.step_at(5), -1);
+    EXPECT_EQ(steps.step_at(5), std::nullopt);
     steps.open(100, 0, 1, 0);
     EXPECT_EQ(steps.step_at(150), 0) << "an open step covers everything after its begin";
     steps.close(100, 200, 1, 0);
     steps.open(300, 1, 1, 0);
     steps.close(300, 400, 1, 0);
-    EXPECT_EQ(steps.step_at(99), -1);
+    EXPECT_EQ(steps.step_at(99), std::nullopt);
     EXPECT_EQ(steps.step_at(100), 0);
     EXPECT_EQ(steps.step_at(199), 0);
-    EXPECT_EQ(steps.step_at(250), -1) << "between steps";
+    EXPECT_EQ(steps.step_at(250), std::nullopt) << "between steps";
     EXPECT_EQ(steps.step_at(350), 1);
     // Decoded late (another ring read first): still found by time.
     steps.open(220, 7, 2, 1);
@@ -63,9 +65,9 @@ TEST(StepIntervals, LookupsInAnyOrderAnswerAsAFullSearchWould) {
         std::stable_sort(by_begin.begin(), by_begin.end(),
                          [](const Step* a, const Step* b) { return a->begin < b->begin; });
         for (auto it = by_begin.rbegin(); it != by_begin.rend() && it - by_begin.rbegin() < 16; ++it) {
-            if (t < (*it)->end) return (*it)->number;
+            if (t < (*it)->end) return std::optional<std::int64_t>((*it)->number);
         }
-        return std::int64_t{-1};
+        return std::optional<std::int64_t>();
     };
     std::uint64_t t = 1000;
     for (int k = 0; k < 300; ++k) {
@@ -125,13 +127,13 @@ TEST(Steps, WorkerSpansCarryTheStepRunningWhenTheyBegan) {
     long checked = 0, wrong = 0, labeled = 0;
     for (const Span& s : c.spans) {
         if (step_mode_of(s.site) >= 0) continue;
-        std::int64_t expected = -1;
+        std::optional<std::int64_t> expected;
         for (const Span* st : steps) {
             if (s.begin_ns >= st->begin_ns && s.begin_ns < st->end_ns) expected = st->step;
         }
         ++checked;
-        labeled += s.step >= 0;
-        wrong += s.step != expected;
+        labeled += s.has_step;
+        wrong += (s.has_step ? std::optional<std::int64_t>(s.step) : std::nullopt) != expected;
     }
     ASSERT_GT(checked, 100);
     EXPECT_GT(labeled, 0) << "worker spans run inside steps";

@@ -4,6 +4,10 @@
 // span at depth 0xFFFFFFFF for a gauge, and a step ending at tick 0 for one still open).
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <optional>
+#include <set>
+
 #include <cstring>
 #include <vector>
 
@@ -65,13 +69,13 @@ TEST(TimelineRecords, DecodingWritesAThreadRecordThenOneRecordPerSpanStepAndGaug
     ASSERT_EQ(records.size(), 7u);
     EXPECT_EQ(records[0].kind, Kind::Thread);
     EXPECT_EQ(records[0].tid(), ring.tid());
-    EXPECT_EQ(records[0].step, -1);
+    EXPECT_EQ(records[0].thread_step(), std::nullopt) << "in no step";
     EXPECT_EQ(records[1].kind, Kind::StepBegin);
     EXPECT_EQ(records[1].step, 42);
     EXPECT_EQ(records[1].step_site(), &detail::kStepSites[3]);
     EXPECT_EQ(records[1].begin_ticks, 100u);
     EXPECT_EQ(records[2].kind, Kind::Thread) << "the thread's step changed";
-    EXPECT_EQ(records[2].step, 42);
+    EXPECT_EQ(records[2].thread_step(), 42);
     EXPECT_EQ(records[3].kind, Kind::Gauge);
     EXPECT_EQ(records[3].site, &kLoss);
     EXPECT_EQ(records[3].begin_ticks, 120u);
@@ -86,7 +90,7 @@ TEST(TimelineRecords, DecodingWritesAThreadRecordThenOneRecordPerSpanStepAndGaug
     EXPECT_EQ(records[5].begin_ticks, 100u);
     EXPECT_EQ(records[5].end_ticks, 140u);
     EXPECT_EQ(records[6].kind, Kind::Thread);
-    EXPECT_EQ(records[6].step, -1);
+    EXPECT_EQ(records[6].thread_step(), std::nullopt);
 }
 
 // The pass the writer has no room for: the same events as above and a nest of three levels, with
@@ -191,7 +195,7 @@ TEST(TimelineRecords, CompactSpansAndEveryOtherRecordKeepTheirOrderAcrossTheStre
         if (k == kSpans / 2 + 1) {
             events.push_back({t + 2 + width, detail::make_tag(std::uint64_t{1}, EventKind::StepEnd)});
             expected.push_back(TimelineRecord::step_end(1, 7, t0 + 1000 * (kSpans / 2), t + 2 + width, 0));
-            expected.push_back(TimelineRecord::thread(0, -1, t0));
+            expected.push_back(TimelineRecord::thread(0, std::nullopt, t0));
         }
     }
     ASSERT_TRUE(ring.ring().try_write(events.data(), events.size()));
@@ -267,8 +271,8 @@ TEST(TimelineRecords, EverySpanComesOutAsItWentInWhetherItsValuesFitOneSlotOrNot
 }
 
 TEST(TimelineRecords, EachThreadsSpansCountFromItsOwnThreadRecord) {
-    detail::TimelineRecords stream{TimelineRecord::thread(1, -1, 1'000), TimelineRecord::span(&kWork, 1'100, 1'200, 0),
-                                   TimelineRecord::thread(2, -1, 9'000'000'000u),
+    detail::TimelineRecords stream{TimelineRecord::thread(1, std::nullopt, 1'000), TimelineRecord::span(&kWork, 1'100, 1'200, 0),
+                                   TimelineRecord::thread(2, std::nullopt, 9'000'000'000u),
                                    TimelineRecord::span(&kLoss, 9'000'000'100u, 9'000'000'200u, 2)};
     EXPECT_EQ(stream.slots(), 6u);
     detail::TimelineRecords copy;
@@ -333,6 +337,36 @@ TEST(TimelineRecords, EveryKindReachesTheBackendsAsWhatItIsWhateverItsValues) {
     EXPECT_EQ(backend.counters[0].value, -1.0);
 }
 
+// "In no step" is a flag, not a number: a thread in step -1 or INT64_MIN labels its spans with it,
+// a thread in no step labels none, through the encoding and the writer.
+TEST(TimelineRecords, AThreadsStepIsAnyInt64OrNoneAndItsSpansCarryIt) {
+    detail::ClockCalibration clock(
+        +[]() -> std::uint64_t { return 0; }, 1e-9);
+    detail::TimelineWriter writer(clock, detail::TimelineOptions{});
+    KindsBackend backend;
+    writer.add_backend(&backend);
+    writer.start();
+    const std::vector<std::optional<std::int64_t>> steps = {
+        std::nullopt, -1, -2, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), 0};
+    detail::TimelineRecords records;
+    for (const auto& step : steps) {
+        records.append(TimelineRecord::thread(7, step, 100));
+        records.append_span(&kWork, 100, 200, 0);  // compact
+        records.append(TimelineRecord::span(&kWork, 100, 100 + (std::uint64_t{1} << 40), 0));  // long
+    }
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const TimelineRecord r = records.decoded()[3 * i];
+        EXPECT_EQ(r.thread_step(), steps[i]) << i;
+    }
+    writer.on_pass(records, {{7, "seven"}});
+    writer.stop();
+    // Spans of a thread in no step wait for a step found by time, so they may come later.
+    std::multiset<std::optional<std::int64_t>> expected, got;
+    for (const auto& step : steps) expected.insert({step, step});
+    for (const Span& s : backend.spans) got.insert(s.has_step ? std::optional<std::int64_t>(s.step) : std::nullopt);
+    EXPECT_EQ(got, expected);
+}
+
 TEST(TimelineRecords, FiltersAndOverflowKeepStepsAndTheThreadTheyBelongTo) {
     detail::ClockCalibration clock(
         +[]() -> std::uint64_t { return 0; }, 1e-9);
@@ -343,15 +377,15 @@ TEST(TimelineRecords, FiltersAndOverflowKeepStepsAndTheThreadTheyBelongTo) {
     KindsBackend backend;
     writer.add_backend(&backend);
     writer.start();
-    detail::TimelineRecords fits{TimelineRecord::thread(3, -1), TimelineRecord::span(&kWork, 10, 20, 0),
+    detail::TimelineRecords fits{TimelineRecord::thread(3, std::nullopt), TimelineRecord::span(&kWork, 10, 20, 0),
                                  TimelineRecord::span(&kWork, 12, 18, 1)};  // filtered: too deep
-    detail::TimelineRecords overflows{TimelineRecord::thread(4, -1),
+    detail::TimelineRecords overflows{TimelineRecord::thread(4, std::nullopt),
                                       TimelineRecord::span(&kWork, 30, 40, 0),
                                       TimelineRecord::span(&kWork, 31, 39, 0),
                                       TimelineRecord::step_begin(0, 1, 41, 0),
                                       TimelineRecord::thread(4, 1),
                                       TimelineRecord::step_end(0, 1, 41, 50, 0),
-                                      TimelineRecord::thread(4, -1)};
+                                      TimelineRecord::thread(4, std::nullopt)};
     writer.on_pass(fits, {{3, "three"}});
     writer.on_pass(overflows, {{4, "four"}});
     writer.stop();

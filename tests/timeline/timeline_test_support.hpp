@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -83,21 +84,28 @@ inline std::vector<Ev> events_of(simdjson::dom::array a) {
     return out;
 }
 
-// X events of each (pid, tid) must nest: a child ends no later than its parent.
-inline void expect_nested(const std::vector<Ev>& events, double slack = 0) {
+// X events of each (pid, tid) must nest as consumers compute it: ts and dur parsed to doubles,
+// the end their double sum (Chrome DevTools drops a span that "cannot nest"). A child starts no
+// earlier and ends no later than its parent; a span that ends where the next begins is its
+// sibling. Both formats write times whose doubles are their exact values (whole microseconds, or
+// multiples of 2^-10 us in the trace), so the sum is exact and the check has no false alarms.
+inline void expect_nested(const std::vector<Ev>& events) {
     std::map<std::pair<std::int64_t, std::int64_t>, std::vector<const Ev*>> by_thread;
     for (const Ev& e : events) {
-        if (e.ph == "X") by_thread[{e.pid, e.tid}].push_back(&e);
+        if (e.ph != "X") continue;
+        by_thread[{e.pid, e.tid}].push_back(&e);
+        for (double v : {e.ts, e.dur}) {
+            EXPECT_EQ(std::ldexp(v, 10), std::floor(std::ldexp(v, 10))) << e.name << ": " << v << " is rounded";
+        }
     }
     for (auto& [key, list] : by_thread) {
         std::stable_sort(list.begin(), list.end(),
                          [](const Ev* a, const Ev* b) { return a->ts != b->ts ? a->ts < b->ts : a->dur > b->dur; });
         std::vector<double> ends;
         for (const Ev* e : list) {
-            while (!ends.empty() && ends.back() <= e->ts + slack) ends.pop_back();
+            while (!ends.empty() && ends.back() <= e->ts) ends.pop_back();
             if (!ends.empty()) {
-                EXPECT_LE(e->ts + e->dur, ends.back() + slack)
-                    << e->name << " overlaps its parent on tid " << key.second;
+                EXPECT_LE(e->ts + e->dur, ends.back()) << e->name << " overlaps its parent on tid " << key.second;
             }
             ends.push_back(e->ts + e->dur);
         }

@@ -80,7 +80,7 @@ std::size_t send_passes(detail::TimelineWriter& writer, long passes, std::size_t
     std::size_t produced = 0;
     for (long p = 0; p < passes; ++p) {
         const bool step = p % step_every == 0;
-        raw.append(detail::TimelineRecord::thread(7, -1));
+        raw.append(detail::TimelineRecord::thread(7, std::nullopt));
         if (step) {
             raw.append(detail::TimelineRecord::step_begin(0, p, t, 0));
             raw.append(detail::TimelineRecord::thread(7, p));
@@ -91,7 +91,7 @@ std::size_t send_passes(detail::TimelineWriter& writer, long passes, std::size_t
         }
         if (step) {
             raw.append(detail::TimelineRecord::step_end(0, p, t, t + 3, 0));
-            raw.append(detail::TimelineRecord::thread(7, -1));
+            raw.append(detail::TimelineRecord::thread(7, std::nullopt));
         }
         t += 4;
         writer.on_pass(raw, threads);

@@ -42,7 +42,8 @@ struct Span {
     std::uint64_t end_ns = 0;
     std::uint32_t tid = 0;    // OS thread id
     std::uint32_t depth = 0;  // 0 = outermost scope of its thread
-    std::int64_t step = -1;   // the training step it ran in, -1 if none
+    bool has_step = false;    // whether it ran in a training step (PROF_STEP)
+    std::int64_t step = -1;   // and that step's number, any int64 (-1 when has_step is false)
 };
 
 struct ThreadInfo {

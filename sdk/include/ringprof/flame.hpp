@@ -76,6 +76,8 @@ struct FlameProfile {
     // --by node` counts them; the page draws them as its steps view. Empty: no view.
     std::vector<StepStraggler> node_steps;
     std::vector<std::string> skipped_inputs;  // "<file>: <why>" for inputs of a folder left out
+    std::uint64_t events_dropped = 0;         // malformed events left out of the files drawn
+    std::vector<std::string> notes;           // "<file>: <what>" for dropped or unpaired events
 };
 
 // Every thread that recorded a scope gets a view, exited ones included (each tree's total is set

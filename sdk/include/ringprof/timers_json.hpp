@@ -1,6 +1,7 @@
 // Reading and writing ML-Agents timers JSON (`<run_id>_timers.json`), both forms.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -11,7 +12,15 @@
 namespace ringprof {
 
 // The whole file's text: 4-space indentation, Python-style floats, keys in ML-Agents' order.
+// A tree holding a number the file cannot carry (see unwritable_timers_number) is refused:
+// TimersJsonError naming the node, and nothing written.
 std::string write_timers_json(const TimerTree& tree, TimersFormat format);
+
+// The first number of `tree` that timers JSON cannot carry so that every reader reads back what
+// was written: a total that is not finite (a sum that overflowed) or a count above 2^53. The
+// answer names the node by its path ("node 'root/train/forward': count ... is above 2^53") or
+// the gauge; empty when every number fits.
+std::optional<std::string> unwritable_timers_number(const TimerTree& tree);
 
 // A file that is not a timers tree: the message names the source and the position.
 class TimersJsonError : public std::runtime_error {

@@ -50,7 +50,7 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
         note_internal_failure(g_failed_decode, &e);
         track.stack.resize(1);
         track.steps.clear();
-        track.step = -1;
+        track.step.reset();
         track.step_mode = 0;
         return to;
     }
@@ -173,7 +173,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 if (track.steps.empty()) break;
                 const OpenStep open = track.steps.back();
                 track.steps.pop_back();
-                track.step = track.steps.empty() ? -1 : track.steps.back().step;
+                track.step = track.steps.empty() ? std::nullopt : std::optional(track.steps.back().step);
                 track.step_mode = track.steps.empty() ? 0 : track.steps.back().mode;
                 if (kTimeline) {
                     records->advance_to(spans);

@@ -34,10 +34,10 @@ void StepIntervals::close(std::uint64_t begin_ticks, std::uint64_t end_ticks, st
     }
 }
 
-std::int64_t StepIntervals::step_at(std::uint64_t ticks) const {
+std::optional<std::int64_t> StepIntervals::step_at(std::uint64_t ticks) const {
     // No steps (a program without PROF_STEP): every span of it comes here, and the deque
     // arithmetic below doubled the writer's cost of the lookup (callgrind, 29 -> 60 a span).
-    if (steps_.empty()) return -1;
+    if (steps_.empty()) return std::nullopt;
     // The first step beginning after `ticks`: sorted by begin, so it is the index whose previous
     // step begins at or before `ticks` and which itself begins after (or is the end).
     std::size_t at = cursor_;
@@ -55,7 +55,7 @@ std::int64_t StepIntervals::step_at(std::uint64_t ticks) const {
         --it;
         if (ticks < it->end) return it->step;
     }
-    return -1;
+    return std::nullopt;
 }
 
 }  // namespace ringprof::detail

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <optional>
 
 namespace ringprof::detail {
 
@@ -20,8 +21,8 @@ public:
 
     void open(std::uint64_t begin_ticks, std::int64_t step, std::uint32_t tid, std::uint32_t mode);
     void close(std::uint64_t begin_ticks, std::uint64_t end_ticks, std::uint32_t tid, std::uint32_t mode);
-    // The step running at `ticks`, or -1.
-    std::int64_t step_at(std::uint64_t ticks) const;
+    // The step running at `ticks`, if any.
+    std::optional<std::int64_t> step_at(std::uint64_t ticks) const;
     std::size_t size() const { return steps_.size(); }
 
 private:

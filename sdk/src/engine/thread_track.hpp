@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,7 @@ struct ThreadTrack {
     RingCounts counted_before;  // the ring's counts when this session took it over (or reset)
     CallTree tree;
     std::vector<OpenScope> stack;  // stack[0] is the root and is never popped
-    std::int64_t step = -1;        // the step this thread is inside, -1 if none
+    std::optional<std::int64_t> step;  // the step this thread is inside, if any
     std::uint32_t step_mode = 0;
     std::vector<OpenStep> steps;       // innermost last
     std::uint32_t blocked_passes = 0;  // passes this ring has waited for a context's capture

@@ -13,7 +13,8 @@
 //   Gauge      site              sample time   value (a double)    -
 //
 // Spans, steps and gauges belong to the thread named by the last Thread record before them; a
-// Thread record also says which step that thread is in (-1: none), the label of its spans that
+// Thread record also says which step that thread is in, if any (every int64 is a step number,
+// so "none" is a flag of its own, never a number), the label of its spans that
 // follows, and the base tick its spans' compact form counts from. The drainer writes one before
 // each thread's records and after each step record.
 //
@@ -33,6 +34,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -69,10 +71,11 @@ struct TimelineRecord {
                    std::uint64_t end)
         : kind(k), mode(step_mode), depth(depth_or_tid), site(s), begin_ticks(begin), end_ticks(end) {}
 
-    // `base_ticks`: what the compact form of the thread's spans counts from (any tick near them).
-    static TimelineRecord thread(std::uint32_t tid, std::int64_t step, std::uint64_t base_ticks = 0) {
-        TimelineRecord r(Kind::Thread, 0, tid, nullptr, base_ticks, 0);
-        r.step = step;
+    // `step`: the step the thread is in (std::nullopt: none). `base_ticks`: what the compact form
+    // of the thread's spans counts from (any tick near them).
+    static TimelineRecord thread(std::uint32_t tid, std::optional<std::int64_t> step, std::uint64_t base_ticks = 0) {
+        TimelineRecord r(Kind::Thread, step.has_value() ? 1 : 0, tid, nullptr, base_ticks, 0);
+        r.step = step.value_or(0);
         return r;
     }
     static TimelineRecord span(const Site* site, std::uint64_t begin, std::uint64_t end, std::uint32_t depth) {
@@ -99,6 +102,10 @@ struct TimelineRecord {
     bool is_step() const { return kind == Kind::StepBegin || kind == Kind::StepEnd; }
     // Thread: the thread's id. Span, StepBegin, StepEnd: nesting depth.
     std::uint32_t tid() const { return depth; }
+    // Thread: the step the thread is in, if any.
+    std::optional<std::int64_t> thread_step() const {
+        return mode != 0 ? std::optional<std::int64_t>(step) : std::nullopt;
+    }
     // StepBegin, StepEnd: the site a step appears under in the timelines.
     const Site* step_site() const { return &kStepSites[mode & 3u]; }
     // Gauge: the sampled value.
@@ -109,7 +116,7 @@ struct TimelineRecord {
     }
 
     Kind kind = Kind::Span;
-    std::uint8_t mode = 0;    // StepBegin, StepEnd: the StepMode
+    std::uint8_t mode = 0;    // StepBegin, StepEnd: the StepMode. Thread: 1 if it is in a step
     std::uint32_t depth = 0;  // see tid()
     union {
         const Site* site = nullptr;  // Span, Gauge

@@ -247,10 +247,10 @@ void TimelineWriter::take(const TimelineRecord& r) {
     switch (r.kind) {
         case TimelineRecord::Kind::Thread:
             tid_ = r.tid();
-            step_ = r.step;
+            step_ = r.thread_step();
             break;
         case TimelineRecord::Kind::Span:
-            if (step_ >= 0) {
+            if (step_.has_value()) {
                 append(PendingSpan{r.site, r.begin_ticks, r.end_ticks, tid_, r.depth},
                        step_);  // its own thread's step: exact
             } else {
@@ -287,7 +287,7 @@ void TimelineWriter::release_pending(std::uint64_t horizon) {
     pending_.resize(kept);
 }
 
-void TimelineWriter::append(const PendingSpan& p, std::int64_t step) {
+void TimelineWriter::append(const PendingSpan& p, std::optional<std::int64_t> step) {
     Span s;
     s.site = p.site;
     s.name = p.site != nullptr ? p.site->name : "";
@@ -295,7 +295,8 @@ void TimelineWriter::append(const PendingSpan& p, std::int64_t step) {
     s.end_ns = clock_.to_epoch_ns(p.end_ticks);
     s.tid = p.tid;
     s.depth = p.depth;
-    s.step = step;
+    s.has_step = step.has_value();
+    s.step = step.value_or(-1);
     batch_.spans.push_back(s);
     if (batch_.spans.size() >= kBatchSpans) deliver();
 }

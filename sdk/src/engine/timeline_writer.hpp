@@ -36,6 +36,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <optional>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -164,7 +165,7 @@ private:
     };
     void take(const TimelineRecord& r);
     void release_pending(std::uint64_t horizon);
-    void append(const PendingSpan& s, std::int64_t step);
+    void append(const PendingSpan& s, std::optional<std::int64_t> step);
     void deliver();
     void guarded(const Sink& s, const char* stage, const std::function<void()>& fn);
 
@@ -194,7 +195,7 @@ private:
     ProblemReporter reporter_;
     StepIntervals steps_;
     std::uint32_t tid_ = 0;             // of the last Thread record taken
-    std::int64_t step_ = -1;            // and the step that thread is in
+    std::optional<std::int64_t> step_;  // and the step that thread is in, if any
     std::vector<PendingSpan> pending_;  // held back until the step horizon passes them
     SpanBatch batch_;
 

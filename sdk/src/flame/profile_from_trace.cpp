@@ -30,7 +30,8 @@ struct Interval {
     double dur;  // microseconds
     std::uint32_t name;
     std::uint32_t seq;  // arrival order, the tie-break that keeps the sort stable
-    std::int64_t step;  // -1: none
+    std::int64_t step;  // when has_step: every int64 is a step number
+    bool has_step;
 };
 
 // A node of a tree being built span by span: a TimerNode plus the index of its children, which a
@@ -69,7 +70,7 @@ public:
         if (!e.phase.empty() && e.phase != "Unknown")
             process_names_.emplace(t.node + '\x1f' + t.pid, std::string(e.phase));
         t.spans.push_back(
-            {e.start.as_double(), std::max(0.0, e.dur.as_double()), intern(e.name), seq_++, e.has_step ? e.step : -1});
+            {e.start.as_double(), std::max(0.0, e.dur.as_double()), intern(e.name), seq_++, e.step, e.in_step()});
     }
 
     FlameProfile finish(const std::string& title) {
@@ -191,7 +192,7 @@ private:
             lane.spans.push_back({static_cast<std::int64_t>(std::llround((s.ts - origin) * 1e3)),
                                   static_cast<std::int64_t>(std::llround(s.dur * 1e3)), s.name,
                                   static_cast<std::uint32_t>(stack.size() - 1)});
-            if (s.step >= 0) {
+            if (s.has_step) {
                 auto [it, fresh] = steps_.emplace(s.step, std::make_pair(s.ts, s.ts + s.dur));
                 if (!fresh) {
                     it->second.first = std::min(it->second.first, s.ts);
@@ -296,7 +297,10 @@ FlameProfile read_trace_profile(const std::string& path) {
         for (const std::string& n : outcome.notes) why += "; " + n;
         throw FlameInputError(why);
     }
-    return collector.finish(base_name(path));
+    FlameProfile p = collector.finish(base_name(path));
+    p.events_dropped = outcome.dropped;
+    for (const std::string& n : outcome.notes) p.notes.push_back(path + ": " + n);
+    return p;
 }
 
 FlameProfile read_folder_profile(const std::string& root) {
@@ -308,6 +312,8 @@ FlameProfile read_folder_profile(const std::string& root) {
     }
     std::vector<std::string> skipped;
     for (const FileProblem& p : found.problems) skipped.push_back(p.path + ": " + p.reason);
+    std::uint64_t dropped = 0;
+    std::vector<std::string> notes;
     Collector collector;
     for (const TraceFile& f : found.files) {
         collector.set_node(f.node_id);
@@ -319,6 +325,9 @@ FlameProfile read_folder_profile(const std::string& root) {
                 f, collector, [&] { collector.rollback(before); }, outcome)) {
             collector.rollback(before);
             skipped.push_back(f.path + ": " + *why);
+        } else {
+            dropped += outcome.dropped;
+            for (const std::string& n : outcome.notes) notes.push_back(f.path + ": " + n);
         }
     }
     if (collector.spans() == 0) {
@@ -331,6 +340,8 @@ FlameProfile read_folder_profile(const std::string& root) {
     if (folder.filename().empty()) folder = folder.parent_path();
     FlameProfile p = collector.finish(folder.filename().string());
     p.skipped_inputs = std::move(skipped);
+    p.events_dropped = dropped;
+    p.notes = std::move(notes);
     // The steps view: per step, each node's time, as `ringprof steps --by node` counts it.
     try {
         p.node_steps = analyze_steps(root).steps;

@@ -75,8 +75,7 @@ void StepEventSink::on_event(const ReadEvent& e) {
     const std::string_view metric_text = metric_name(e, scratch_);
     const std::uint32_t metric = out_.metrics.id(metric_text);
     const std::uint32_t phase = out_.phases.id(e.phase);
-    // step_num -1 is smdebug's "no step", as if it were not there.
-    if (!e.has_step || e.step == -1) {
+    if (!e.in_step()) {
         if (finder_) {
             const std::optional<std::int64_t> step = finder_->step_of(e.start, end);
             if (step) {

@@ -139,6 +139,9 @@ void write_node(std::string& out, const TimerNode& node, int depth, TimersFormat
 }  // namespace
 
 std::string write_timers_json(const TimerTree& tree, TimersFormat format) {
+    if (const std::optional<std::string> why = unwritable_timers_number(tree)) {
+        throw TimersJsonError("timers tree not written: " + *why);
+    }
     std::string out;
     write_node(out, tree.root, 0, format, &tree);
     out += '\n';

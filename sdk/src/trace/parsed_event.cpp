@@ -43,13 +43,20 @@ bool parse_step(std::string_view s, std::int64_t& out) {
         neg = s.front() == '-';
         s.remove_prefix(1);
     }
-    if (s.empty() || s.size() > 18) return false;
-    std::int64_t v = 0;
+    if (s.empty()) return false;
+    // The magnitude in 64 unsigned bits, checked digit by digit: every int64 reads back, INT64_MIN
+    // (whose magnitude no int64 holds) included; one beyond is no step (Python's int() would give
+    // a number no ringprof step can have).
+    constexpr std::uint64_t kMaxMagnitude = std::uint64_t{1} << 63;
+    std::uint64_t v = 0;
     for (char c : s) {
         if (c < '0' || c > '9') return false;
-        v = v * 10 + (c - '0');
+        const auto digit = static_cast<std::uint64_t>(c - '0');
+        if (v > (kMaxMagnitude - digit) / 10) return false;
+        v = v * 10 + digit;
     }
-    out = neg ? -v : v;
+    if (!neg && v == kMaxMagnitude) return false;
+    out = neg ? static_cast<std::int64_t>(~v + 1) : static_cast<std::int64_t>(v);
     return true;
 }
 

@@ -23,8 +23,11 @@ struct ReadEvent {
     std::string_view pid;           // as written (strings unquoted)
     std::string_view thread_name;   // from a thread_name M event, empty when undeclared
     std::string_view args_json;     // Python-style text, empty when there are no args
-    bool has_step = false;
+    bool has_step = false;  // args.step_num was there and read, as any int64
     std::int64_t step = 0;
+    // The step the event ran in, for the analyses (steps, flame): its step_num, except -1, which
+    // smdebug writes for "no step" (docs/steps.md).
+    bool in_step() const { return has_step && step != -1; }
     // The name is known to need no escaping in JSON (printable ASCII without '"' or '\\'), as
     // the fast path checked while reading it; false says only that it was not checked.
     bool name_plain = false;
