@@ -8,6 +8,16 @@ install(TARGETS ringprof ringprof_shared EXPORT ringprofTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# `cmake --install --strip` (and the .deb, CPACK_STRIP_FILES) strips the tool and libringprof.so;
+# CMake leaves static archives alone, so the archive loses its debug info here (17.7 MB -> 3.2 MB),
+# keeping the symbols a link needs.
+if(CMAKE_STRIP)
+  install(CODE "
+    if(CMAKE_INSTALL_DO_STRIP)
+      execute_process(COMMAND \"${CMAKE_STRIP}\" --strip-debug
+                      \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:ringprof>\")
+    endif()")
+endif()
 install(DIRECTORY sdk/include/ringprof DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${PROJECT_BINARY_DIR}/generated/include/ringprof/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ringprof)
 install(EXPORT ringprofTargets NAMESPACE ringprof:: DESTINATION ${RINGPROF_CMAKE_DIR})

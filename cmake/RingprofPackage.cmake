@@ -9,6 +9,8 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT "ringprof maintainers <ringprof@localhost>")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+# A release package carries no debug info: the build folder keeps it for those who debug ringprof.
+set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
 # The CMake package asks for these (find_dependency) and the static archive links them.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libfmt-dev, zlib1g-dev, libsimdjson-dev")

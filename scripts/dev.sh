@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine (run as root so missing packages can be
 # installed with apt-get; nothing is downloaded from anywhere else):
+#   scripts/dev.sh install [PREFIX]
+#                         install what is missing, build the library and the ringprof tool
+#                         optimised and install them, stripped, under PREFIX (default /usr/local)
 #   scripts/dev.sh demo   install what is missing, build, run the demo (outputs in ./ringprof_out)
 #   scripts/dev.sh test   install what is missing, build and run every test: normal build,
 #                         ThreadSanitizer, AddressSanitizer+UBSan, the overhead budget, the fuzzers
@@ -69,6 +72,11 @@ stage() {  # the previous stage's time, then the next stage's title
 }
 
 case "${1:-}" in
+install)
+    install_missing "${build_packages[@]}"
+    configure_and_build library "$build_root/library"
+    cmake --install "$build_root/library" --strip --prefix "${2:-/usr/local}"
+    ;;
 demo)
     install_missing "${build_packages[@]}"
     configure_and_build demo "$build_root/demo"
@@ -114,7 +122,7 @@ test)
     stage "all test suites passed"
     ;;
 *)
-    echo "usage: scripts/dev.sh demo|test" >&2
+    echo "usage: scripts/dev.sh install [PREFIX] | demo | test" >&2
     exit 2
     ;;
 esac

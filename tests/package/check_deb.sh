@@ -60,6 +60,9 @@ for f in /usr/bin/ringprof /usr/include/ringprof/ringprof.hpp /usr/include/ringp
          /usr/lib/pkgconfig/ringprof.pc; do
     dpkg -S "$f" >/dev/null 2>&1 || fail "$f is not installed by the package"
 done
+for f in /usr/bin/ringprof /usr/lib/libringprof.so /usr/lib/libringprof.a; do
+    ! objdump -h "$f" | grep -q '[.]debug_info' || fail "$f carries debug info (a release package is stripped)"
+done
 dpkg -L ringprof | grep -q python && fail "the system package holds the Python module: $(dpkg -L ringprof | grep python)"
 [ "$(/usr/bin/ringprof --version)" = "ringprof $version" ] || fail "ringprof --version: $(/usr/bin/ringprof --version)"
 
