@@ -141,9 +141,9 @@ void read_system_rows(const std::string& file, const std::string& text, std::vec
     }
 }
 
-std::vector<SystemRow> read_system_metrics(const std::string& path,
-                                           const std::optional<std::pair<double, double>>& range_us,
-                                           std::vector<std::string>& notes) {
+std::vector<SystemRow> read_system_rows_in_order(const std::string& path,
+                                                 const std::optional<std::pair<double, double>>& range_us,
+                                                 std::vector<std::string>& notes) {
     std::vector<SystemRow> rows;
     for (const std::string& file : find_system_files(path, range_us)) {
         std::string text;
@@ -169,6 +169,13 @@ std::vector<SystemRow> read_system_metrics(const std::string& path,
     unique.reserve(rows.size());
     for (auto& r : rows)
         if (seen.emplace(r.ts_us, r.value, r.name, r.dimension, r.node, r.type).second) unique.push_back(std::move(r));
+    return unique;
+}
+
+std::vector<SystemRow> read_system_metrics(const std::string& path,
+                                           const std::optional<std::pair<double, double>>& range_us,
+                                           std::vector<std::string>& notes) {
+    std::vector<SystemRow> unique = read_system_rows_in_order(path, range_us, notes);
     // In pandas' order (numpy_argsort.hpp), not a stable one: see there why it matters.
     std::vector<std::int64_t> keys;
     keys.reserve(unique.size());

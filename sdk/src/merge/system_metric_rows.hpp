@@ -40,7 +40,12 @@ std::vector<std::string> find_system_files(const std::string& path,
 void read_system_rows(const std::string& file, const std::string& text, std::vector<SystemRow>& rows,
                       std::vector<std::string>& notes);
 
-// Every row of the files for the range, in range, each once, sorted by ts_us as pandas sorts them
+// Every row of the files for the range, in range, each once, in reading order (PandasFrame's).
+std::vector<SystemRow> read_system_rows_in_order(const std::string& path,
+                                                 const std::optional<std::pair<double, double>>& range_us,
+                                                 std::vector<std::string>& notes);
+
+// The same, sorted by ts_us as pandas sorts them
 // (numpy_argsort.hpp: rows of one time not in reading order).
 std::vector<SystemRow> read_system_metrics(const std::string& path,
                                            const std::optional<std::pair<double, double>>& range_us,
