@@ -212,12 +212,38 @@ TEST(SystemMetricRows, AreFoundBySmdebugsFileNamePatternAndReadInItsOrder) {
     EXPECT_EQ(fs::path(files[2]).filename(), "1594662660.algo-1.json");
     // A range far from the files' minutes (more than smdebug's 3-minute buffer) opens only the
     // file just before it, as smdebug's bisect does.
-    const auto later = m::find_system_files(dir.str(), std::make_pair(1594663600e6, 1594663700e6));
+    const auto later = m::find_system_files(dir.str(), std::make_pair(m::TraceNumber::integer(1594663600000000),
+                                                                      m::TraceNumber::integer(1594663700000000)));
     ASSERT_EQ(later.size(), 1u);
     EXPECT_EQ(fs::path(later[0]).filename(), "1594662660.algo-1.json");
     std::vector<std::string> notes;
-    const auto rows = m::read_system_metrics(dir.str(), std::make_pair(1594662605.4e6, 1594662605.6e6), notes);
+    const auto rows = m::read_system_metrics(
+        dir.str(), std::make_pair(m::TraceNumber::integer(1594662605400000), m::TraceNumber::integer(1594662605600000)),
+        notes);
     EXPECT_EQ(rows.size(), 1u) << "repeated rows are kept once";
+}
+
+TEST(SystemMetricRows, AreInTheRangeAsPythonComparesItsNanoseconds) {
+    TempDir dir;
+    const fs::path hour = dir.path() / "system" / "incremental" / "2020071317";
+    fs::create_directories(hour);
+    // int(1594662605.25 * 1000 * 1000 * 1000) is 1594662605249999872 in Python: 128 ns before the
+    // microsecond 1594662605250000, so a range starting there leaves the row out, one ending there
+    // keeps it (doubles cannot tell these nanoseconds apart).
+    std::ofstream(hour / "1594662600.algo-1.json")
+        << R"({"Type":"cpu","Name":"cpu0","Dimension":"CPUUtilization","Value":1.0,"NodeId":"algo-1","Timestamp":1594662605.25})"
+        << "\n";
+    const auto us = [](std::int64_t v) { return m::TraceNumber::integer(v); };
+    std::vector<std::string> notes;
+    EXPECT_EQ(
+        m::read_system_metrics(dir.str(), std::make_pair(us(1594662605250000), us(1594662606000000)), notes).size(),
+        0u);
+    EXPECT_EQ(
+        m::read_system_metrics(dir.str(), std::make_pair(us(1594662605000000), us(1594662605250000)), notes).size(),
+        1u);
+    EXPECT_EQ(
+        m::read_system_metrics(dir.str(), std::make_pair(us(1594662605249999), us(1594662605250000)), notes).size(),
+        1u);
 }
 
 }  // namespace

@@ -356,9 +356,8 @@ ReadSummary read_into_store(Inputs& in, unsigned threads, m::EventBatch::Memory&
 // so at one time they come after the framework's and in the order they were made.
 std::uint64_t add_system_events(const m::MergeSettings& settings, const Inputs& in, m::EventBatch::Memory& batch_memory,
                                 m::RecordStore& store, Tables& tables, ReadSummary& summary, MergeResult& result) {
-    std::optional<std::pair<double, double>> range_us;
-    const auto as_double = [](m::TraceNumber n) { return n.is_float ? n.d : static_cast<double>(n.i); };
-    if (in.range) range_us.emplace(as_double(in.range->first), as_double(in.range->second));
+    std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range_us;
+    if (in.range) range_us.emplace(in.range->first, in.range->second);
     const std::size_t notes_before = result.notes.size();
     const std::vector<m::SystemRow> rows = m::read_system_metrics(settings.path, range_us, result.notes);
     result.events_dropped += result.notes.size() - notes_before;  // each names a bad line or file

@@ -49,10 +49,18 @@ std::int64_t python_ns(double seconds) {
     return static_cast<std::int64_t>(x);
 }
 
+double as_double(TraceNumber n) { return n.is_float ? n.d : static_cast<double>(n.i); }
+
+// Python's int(t * 1000) for a time in microseconds: exact for a whole number (an int in Python),
+// one rounding for a float.
+std::int64_t python_ns_of_us(TraceNumber us) {
+    return us.is_float ? static_cast<std::int64_t>(us.d * 1000) : us.i * 1000;
+}
+
 }  // namespace
 
 std::vector<std::string> find_system_files(const std::string& path,
-                                           const std::optional<std::pair<double, double>>& range_us) {
+                                           const std::optional<std::pair<TraceNumber, TraceNumber>>& range_us) {
     std::map<std::int64_t, std::vector<std::string>> by_time;  // smdebug's _timestamp_to_filename
     const fs::path root = fs::path(path) / "system";
     std::error_code ec;
@@ -73,7 +81,8 @@ std::vector<std::string> find_system_files(const std::string& path,
     std::size_t lower = 0, upper = times.size();  // [lower, upper)
     if (range_us) {
         // bisect_right(start - buffer), one back; bisect_left(end + buffer), one more.
-        const double start = range_us->first - kFileBufferUs, end = range_us->second + kFileBufferUs;
+        const double start = as_double(range_us->first) - kFileBufferUs;
+        const double end = as_double(range_us->second) + kFileBufferUs;
         lower = static_cast<std::size_t>(std::upper_bound(times.begin(), times.end(), start,
                                                           [](double v, std::int64_t t) { return v < double(t); }) -
                                          times.begin());
@@ -142,7 +151,7 @@ void read_system_rows(const std::string& file, const std::string& text, std::vec
 }
 
 std::vector<SystemRow> read_system_rows_in_order(const std::string& path,
-                                                 const std::optional<std::pair<double, double>>& range_us,
+                                                 const std::optional<std::pair<TraceNumber, TraceNumber>>& range_us,
                                                  std::vector<std::string>& notes) {
     std::vector<SystemRow> rows;
     for (const std::string& file : find_system_files(path, range_us)) {
@@ -154,10 +163,11 @@ std::vector<SystemRow> read_system_rows_in_order(const std::string& path,
         const std::size_t before = rows.size();
         read_system_rows(file, text, rows, notes);
         if (range_us) {
-            const auto start_ns = static_cast<double>(range_us->first) * 1000, end_ns = range_us->second * 1000;
+            // Compared as Python compares its ints: exactly (nanoseconds since the epoch pass 2^53).
+            const std::int64_t start_ns = python_ns_of_us(range_us->first), end_ns = python_ns_of_us(range_us->second);
             rows.erase(std::remove_if(rows.begin() + static_cast<std::ptrdiff_t>(before), rows.end(),
                                       [&](const SystemRow& r) {
-                                          const double ns = static_cast<double>(python_ns(r.timestamp));
+                                          const std::int64_t ns = python_ns(r.timestamp);
                                           return ns < start_ns || ns > end_ns;
                                       }),
                        rows.end());
@@ -173,7 +183,7 @@ std::vector<SystemRow> read_system_rows_in_order(const std::string& path,
 }
 
 std::vector<SystemRow> read_system_metrics(const std::string& path,
-                                           const std::optional<std::pair<double, double>>& range_us,
+                                           const std::optional<std::pair<TraceNumber, TraceNumber>>& range_us,
                                            std::vector<std::string>& notes) {
     std::vector<SystemRow> unique = read_system_rows_in_order(path, range_us, notes);
     // In pandas' order (numpy_argsort.hpp), not a stable one: see there why it matters.

@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "trace/trace_number.hpp"
+
 namespace ringprof::detail {
 
 struct SystemRow {
@@ -32,9 +34,9 @@ struct SystemRow {
 };
 
 // The system files under `path`/system in smdebug's reading order; with `range_us`, only those
-// its reader opens for that range.
+// its reader opens for that range (microseconds, as the merge's range is).
 std::vector<std::string> find_system_files(const std::string& path,
-                                           const std::optional<std::pair<double, double>>& range_us);
+                                           const std::optional<std::pair<TraceNumber, TraceNumber>>& range_us);
 
 // The rows of `text` (one file's content) appended to `rows`; bad lines as said above.
 void read_system_rows(const std::string& file, const std::string& text, std::vector<SystemRow>& rows,
@@ -42,13 +44,13 @@ void read_system_rows(const std::string& file, const std::string& text, std::vec
 
 // Every row of the files for the range, in range, each once, in reading order (PandasFrame's).
 std::vector<SystemRow> read_system_rows_in_order(const std::string& path,
-                                                 const std::optional<std::pair<double, double>>& range_us,
+                                                 const std::optional<std::pair<TraceNumber, TraceNumber>>& range_us,
                                                  std::vector<std::string>& notes);
 
 // The same, sorted by ts_us as pandas sorts them
 // (numpy_argsort.hpp: rows of one time not in reading order).
 std::vector<SystemRow> read_system_metrics(const std::string& path,
-                                           const std::optional<std::pair<double, double>>& range_us,
+                                           const std::optional<std::pair<TraceNumber, TraceNumber>>& range_us,
                                            std::vector<std::string>& notes);
 
 }  // namespace ringprof::detail
