@@ -11,9 +11,13 @@
 #include <string>
 #include <thread>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "bounded_process.hpp"
 #include "ringprof/config.hpp"
 #include "ringprof/session.hpp"
+#include "process/run_claim.hpp"
 #include "system/system_sampler.hpp"
 #include "temp_dir.hpp"
 
@@ -102,15 +106,42 @@ TEST(SystemSampler, StopsAtOnceWhateverTheInterval) {
     EXPECT_EQ(outcome.exit_code, 0);
 }
 
+// Record locks are per process, so every claimant here is a process of its own; and no process
+// forks while it has a thread (ThreadSanitizer refuses that), so a sampler runs only in a child.
 TEST(SystemSampler, IsOnePerNodeAndFolderAcrossProcesses) {
     ringprof::testing::TempDir dir;
     SystemSamplerOptions options;
     options.output_dir = dir.str();
     options.interval_ms = 100;
     options.nvml_library = "libringprof-no-such-nvml.so.1";
-    auto first = SystemSampler::start(options, nullptr);
-    ASSERT_NE(first, nullptr);
-    // Locks are per process: the second claimant must be another process.
+    const std::string claim = ".system_metrics.algo-1.ringprof_claim";
+    // A running sampler holds its node's claim: another process cannot take it.
+    const std::string ready = (dir.path() / "ready").string(), done = (dir.path() / "done").string();
+    const pid_t holder = ::fork();
+    if (holder == 0) {
+        auto sampler = SystemSampler::start(options, nullptr);
+        if (sampler == nullptr) ::_exit(1);
+        std::ofstream(ready) << "";
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+        while (!fs::exists(done) && std::chrono::steady_clock::now() < give_up)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        sampler->stop();
+        ::_exit(0);
+    }
+    ASSERT_GT(holder, 0);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (!fs::exists(ready) && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    RunClaim probe;
+    EXPECT_FALSE(probe.claim_alone(dir.str(), claim)) << "the sampler's claim was free while it ran";
+    std::ofstream(done) << "";
+    int status = 0;
+    ASSERT_EQ(::waitpid(holder, &status, 0), holder);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the first sampler did not start";
+    // Held by another process, the claim keeps a second sampler of that node from starting, not
+    // one of another node.
+    RunClaim held;
+    ASSERT_TRUE(held.claim_alone(dir.str(), claim));
     const auto second = ringprof::testing::run_bounded([&] {
         if (SystemSampler::start(options, nullptr) != nullptr) return 1;
         SystemSamplerOptions other_node = options;
@@ -119,11 +150,10 @@ TEST(SystemSampler, IsOnePerNodeAndFolderAcrossProcesses) {
     });
     EXPECT_TRUE(second.finished);
     EXPECT_EQ(second.exit_code, 0) << "1: a second sampler of algo-1 started; 2: algo-2 could not start";
-    first->stop();
-    // Released with its sampler: the next process may sample.
+    held.release();
     const auto third =
         ringprof::testing::run_bounded([&] { return SystemSampler::start(options, nullptr) != nullptr ? 0 : 1; });
-    EXPECT_EQ(third.exit_code, 0);
+    EXPECT_EQ(third.exit_code, 0) << "the claim stayed taken after its holder let it go";
 }
 
 // Runs a sampler with `library` as NVML in a child until it wrote 3 samples; returns its stderr.
