@@ -48,7 +48,7 @@ NvmlGpus::NvmlGpus(const std::string& library) {
         why_ = "no NVIDIA driver library (" + (e != nullptr ? std::string(e) : library) + ")";
         return;
     }
-    api_ = new Api;
+    api_ = std::make_unique<Api>();
     std::string missing;
     bind(library_, "nvmlInit_v2", api_->init, missing);
     bind(library_, "nvmlShutdown", api_->shutdown, missing);
@@ -81,7 +81,7 @@ NvmlGpus::NvmlGpus(const std::string& library) {
 
 NvmlGpus::~NvmlGpus() {
     if (initialized_) api_->shutdown();
-    delete api_;
+    api_.reset();
     if (library_ != nullptr) ::dlclose(library_);
 }
 

@@ -10,6 +10,7 @@
 // rows stop, the other devices' go on.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,7 @@ private:
     std::string error_text(int code) const;
 
     void* library_ = nullptr;
-    Api* api_ = nullptr;
+    std::unique_ptr<Api> api_;
     bool initialized_ = false;
     std::string why_;
     std::vector<Device> devices_;
