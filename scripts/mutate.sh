@@ -329,6 +329,25 @@ mutation merge_phases_share_a_pid merge sdk/src/merge/track_numbering.cpp \
 mutation merge_suffix_filter_skips_ringprof_trace merge sdk/src/merge/trace_files.cpp \
     '!ends_with(name, "_trace.json.gz") || !passes_suffix_filter(full, suffix_filter))' '!ends_with(name, "_trace.json.gz"))' \
     ringprof_merge_tests 'MergeSuffixFilter.*'
+# A row exactly 20 ms from a low-GPU sample stays out of its bottleneck marker (smdebug includes both ends).
+mutation merge_bottleneck_window_exclusive merge sdk/src/merge/system_metric_events.cpp \
+    'return sample - kBottleneckWindowUs <= ts && ts <= sample + kBottleneckWindowUs;' \
+    'return sample - kBottleneckWindowUs < ts && ts < sample + kBottleneckWindowUs;' \
+    ringprof_merge_tests 'SystemTraceEvents.*:MergeSystemMetrics.*'
+# System rows sorted with a different cut-over to insertion sort than numpy's: another order of equal times.
+mutation merge_numpy_small_sort merge sdk/src/merge/numpy_argsort.cpp \
+    'while ((pr - pl) > kSmallQuicksort) {' 'while ((pr - pl) > kSmallQuicksort + 1) {' \
+    ringprof_merge_tests 'NumpyArgsort.*:MergeSystemMetrics.*'
+
+# ---- system: the system-metrics sampler -------------------------------------------------------
+# CPU utilization counts I/O wait as work (SageMaker reports it apart, as I/OWaitPercentage).
+mutation system_cpu_busy_counts_iowait system sdk/src/system/proc_readings.hpp \
+    'std::uint64_t busy() const { return total() - idle - iowait; }' 'std::uint64_t busy() const { return total() - idle; }' \
+    ringprof_system_tests 'HostRates.*'
+# Every process of a node samples: the claim never says taken.
+mutation system_claim_never_taken system sdk/src/process/run_claim.cpp \
+    'return try_claim(name) != Outcome::Taken;' 'return try_claim(name) != Outcome::Taken || true;' \
+    ringprof_system_tests 'SystemSampler.*'
 
 # ---- CLI --------------------------------------------------------------------------------------
 # --option=value passes "=value" on.

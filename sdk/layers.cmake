@@ -41,9 +41,11 @@ ringprof_layer(stats USES json process)               # cProfile-style statistic
 ringprof_layer(merge USES json process trace)         # ringprof merge
 ringprof_layer(steps USES json trace merge)           # ringprof steps
 ringprof_layer(flame USES tree json trace merge)      # flame graphs (a folder read as merge reads it)
+ringprof_layer(system_stats USES json merge)          # ringprof utilization: smdebug's PandasFrameAnalysis
 
 # The live stack.
-ringprof_layer(engine USES tree json process)         # rings, drainer, aggregates, the session
+ringprof_layer(system USES json process)              # system metrics: /proc, NVML, smdebug's system files
+ringprof_layer(engine USES tree json process system)  # rings, drainer, aggregates, the session
 ringprof_layer(backends DIR backends USES json process engine)  # the built-in outputs
 
 # Programs on the public API only: the command-line tool and the Python module.

@@ -14,12 +14,16 @@ namespace {
 
 constexpr const char* kName = "merge";
 constexpr const char* kUsageLine =
-    "usage: ringprof merge PATH [--suffix S ...] [--start A --end B] [--unit time|step] [-o DIR]";
+    "usage: ringprof merge PATH [--suffix S ...] [--start A --end B] [--unit time|step] [-o DIR]\n"
+    "                      [--no-system-metrics]";
 constexpr const char* kHelp =
     "usage: ringprof merge PATH [--suffix S ...] [--start A --end B] [--unit time|step] [-o DIR]\n"
+    "                      [--no-system-metrics]\n"
     "\n"
     "Merges the trace files under PATH/framework/ into one Chrome/Perfetto timeline,\n"
-    "<end>_<node>_merged_timeline.json, as SageMaker Debugger's MergedTimeline does.\n"
+    "<end>_<node>_merged_timeline.json, as SageMaker Debugger's MergedTimeline does, with the\n"
+    "system metrics under PATH/system/ as its default filter adds them: a counter per metric and\n"
+    "a sys_metrics_bottlenecks marker where a GPU is below 85 % (docs/system_metrics.md).\n"
     "\n"
     "  --suffix S     only files whose path ends with S (repeatable; default: pythontimeline.json,\n"
     "                 model_timeline.json, trace.json.gz, horovod_timeline.json,\n"
@@ -29,12 +33,14 @@ constexpr const char* kHelp =
     "  --unit U       time (default): A and B are microseconds since the Unix epoch;\n"
     "                 step: from the start of step A to just before the start of step B\n"
     "  -o, --output DIR  folder for the merged file (default: PATH)\n"
+    "  --no-system-metrics  leave PATH/system/ out\n"
     "\n"
     "Exit status: 0 all inputs merged, 3 merged but some inputs were skipped (listed on stderr),\n"
     "1 nothing could be merged, 2 bad arguments.\n";
 
 const Option kOptions[] = {
     kSuffixOption, kStartOption, kEndOption, kUnitOption, {"--output", "-o", kTakesValue}, {"--help", "-h", kNoValue},
+    {"--no-system-metrics", "", kNoValue},
 };
 
 int usage_error(const std::string& message) { return cli::usage_error(kName, kUsageLine, message); }
@@ -42,12 +48,15 @@ int usage_error(const std::string& message) { return cli::usage_error(kName, kUs
 int run(int argc, char** argv) {
     std::string path, out_dir, error;
     TraceRangeOptions range;
+    bool system_metrics = true;
     for (Arguments args(argc, argv, kOptions); args.next();) {
         const std::string& v = args.value();
         if (args.is("--help")) {
             return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
         } else if (range.take(args, error)) {
             if (!error.empty()) return usage_error(error);
+        } else if (args.is("--no-system-metrics")) {
+            system_metrics = false;
         } else if (args.is("--output")) {
             if (v.empty()) return usage_error(args.written() + " needs a folder");
             out_dir = v;
@@ -61,6 +70,7 @@ int run(int argc, char** argv) {
     if (error = range.check(); !error.empty()) return usage_error(error);
 
     MergedTimeline merger(path, range.suffixes, out_dir);
+    merger.set_system_metrics(system_metrics);
     MergeResult r;
     if (const auto failed = answer_read_failure(kName, kUsageLine, path, "merging; no merged file written", [&] {
             r = range.start ? merger.merge_timeline(*range.start, *range.end, range.unit) : merger.merge_all();
@@ -73,8 +83,8 @@ int run(int argc, char** argv) {
         return kExitFailed;
     }
     if (!write_stdout(kName, r.output_path + "\n")) return kExitFailed;
-    report(kName,
-           fmt::format("{} events from {} files ({} skipped)", r.events_written, r.files_merged, r.skipped.size()));
+    report(kName, fmt::format("{} events from {} files ({} skipped)", r.events_written, r.files_merged, r.skipped.size()) +
+                      (r.system_events ? fmt::format(", {} system-metrics events", r.system_events) : ""));
     if (r.complete()) return kExitOk;
     return r.files_merged > 0 || r.skipped.empty() ? kExitPartial : kExitFailed;
 }

@@ -68,6 +68,18 @@ std::vector<Setting> settings() {
          "65536",
          65536,
          {"0", "1023", "1073741825", "99999999999999", "1M"}},
+        {"RINGPROF_SYSTEM_INTERVAL_MS",
+         "from 100 to 60000",
+         [](const Config& c) -> std::uint64_t { return c.system_interval_ms; },
+         "1000",
+         1000,
+         {"0", "99", "60001", "0.5"}},
+        {"RINGPROF_NODE_RANK",
+         "from 0 to 1000000",
+         [](const Config& c) -> std::uint64_t { return c.node_rank; },
+         "3",
+         3,
+         {"-1", "1000001", "algo-1"}},
     };
 }
 

@@ -47,7 +47,7 @@ TEST(MergedLine, ItsMeasuredSizeIsTheBytesItWrites) {
                                   TraceNumber::floating(-2.0)};
     for (const TraceNumber start : starts) {
         for (const std::string_view a : {std::string_view(), std::string_view(announce)}) {
-            const line::Line l{a, "\"name\"", middle, start, tail};
+            const line::Line l{a, "\"name\"", middle, start, line::kDur, tail};
             Append written;
             line::put_line(written, l);
             line::LineSize measured;
@@ -64,7 +64,7 @@ TEST(MergedLine, ALineReadsBackAsItsEvent) {
     const std::string middle = line::middle(20001, 3);
     const std::string tail = record_tail("2.5", "{\"a\": 1}");
     Append written;
-    line::put_line(written, line::Line{{}, head, middle, TraceNumber::integer(1594662605528850), tail});
+    line::put_line(written, line::Line{{}, head, middle, TraceNumber::integer(1594662605528850), line::kDur, tail});
     ASSERT_EQ(written.out.rfind(",\n", 0), 0u);
     simdjson::dom::parser parser;
     const simdjson::dom::element e = parser.parse(written.out.substr(2)).value();

@@ -12,6 +12,7 @@ inline Config timers_only(const TempDir& dir, const char* run_id = "test") {
     c.output_dir = dir.str();
     c.run_id = run_id;
     c.backends = {"timers"};
+    c.system_metrics = false;  // no sampler thread, no system/ folder, no "no GPU rows" line
     return c;
 }
 

@@ -77,6 +77,16 @@ struct Config {
 
     // When a ring is full: wait for room (exact counts) or drop. Env: RINGPROF_ON_FULL=wait|drop.
     OnFull on_full = OnFull::Wait;
+
+    // ---- system metrics (docs/system_metrics.md) ----
+    // Sample CPU, memory, disk, network and GPU utilization into <output_dir>/system/ as
+    // SageMaker does. Env: RINGPROF_SYSTEM_METRICS=0|1, RINGPROF_SYSTEM_INTERVAL_MS (100 to 60000).
+    bool system_metrics = true;
+    std::uint32_t system_interval_ms = 500;
+    // This machine's rank among the job's nodes: its files are named "algo-<rank + 1>". Env:
+    // RINGPROF_NODE_RANK (0 to 1000000); when unset, SageMaker's SM_CURRENT_HOST ("algo-<n>")
+    // or the launcher's NODE_RANK (torchrun, Lightning).
+    std::uint32_t node_rank = 0;
 };
 
 }  // namespace ringprof

@@ -1,7 +1,8 @@
 // Merging timelines from many processes and hosts into one Chrome/Perfetto trace, compatible with
 // SageMaker Debugger's MergedTimeline: the same inputs (pythontimeline.json, model_timeline.json,
 // horovod/smdataparallel timelines, TensorFlow's and ringprof's trace.json.gz under
-// <path>/framework/), the same events in the same order, the same pids and metadata events.
+// <path>/framework/, and system metrics under <path>/system/), the same events in the same order,
+// the same pids and metadata events.
 // See docs/merge.md for where and why the result deliberately differs from smdebug's.
 //
 //     ringprof::MergedTimeline merger("/data/run1");
@@ -39,6 +40,7 @@ struct MergeResult {
     // when every input was skipped.
     std::string output_path;
     std::uint64_t events_written = 0;    // X events
+    std::uint64_t system_events = 0;     // counters and bottleneck instants from <path>/system/
     std::uint64_t metadata_written = 0;  // process_name, process_sort_index, thread_name events
     std::uint64_t files_merged = 0;
     std::uint64_t bytes_read = 0;  // input bytes, as stored on disk
@@ -62,6 +64,7 @@ struct MergeSettings {
     std::string temp_dir;
     std::string node_id;
     unsigned reader_threads = 0;
+    bool system_metrics = true;
 };
 }  // namespace detail
 
@@ -87,6 +90,9 @@ public:
     // Threads that read input files (default 0: one per core, at most 8). The output is the same
     // for every count.
     void set_reader_threads(unsigned n) { settings_.reader_threads = n; }
+    // Whether <path>/system/ metrics are merged as smdebug's default filter does: counters, and
+    // instants where a GPU is below 85 % (default true; docs/system_metrics.md).
+    void set_system_metrics(bool on) { settings_.system_metrics = on; }
 
     static const std::vector<std::string>& known_suffixes();
 

@@ -229,11 +229,13 @@ void SessionImpl::start() {
         drainer.set_periodic(config.flush_interval_ms, [this](detail::Drainer&) { write_snapshot(false); });
     }
     drainer_running = drainer.start();
+    if (drainer_running) system_sampler = detail::start_session_sampler(config, problems);
 }
 
 bool SessionImpl::stop() {
     if (stopped) return true;
     stopped = true;
+    if (system_sampler) system_sampler->stop();
     const auto deadline = exit_deadline();
     // Each wait is bounded by the same deadline; past it, the threads are left running in
     // whatever blocks them and nothing they use is touched again.

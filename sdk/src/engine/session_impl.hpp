@@ -15,6 +15,7 @@
 #include "process/output_problems.hpp"
 #include "process/run_claim.hpp"
 #include "ringprof/session.hpp"
+#include "system/system_sampler.hpp"
 #include "engine/timeline_writer.hpp"
 
 namespace ringprof {
@@ -55,6 +56,7 @@ public:
     bool drainer_running = false;    // false: the drainer could not start, nothing is recorded
     detail::DropReport drop_report;  // drainer thread only
     int pins = 0;                    // API calls using this session now (guarded by the session mutex)
+    std::unique_ptr<detail::SystemSampler> system_sampler;  // null: off, or another process samples
 
     // Every failure of a backend goes here, to `problems`.
     void report(const Backend& backend, const char* stage, const std::exception& e);

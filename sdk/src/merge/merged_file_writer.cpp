@@ -73,7 +73,7 @@ private:
     static merged_line::Line line_of(const StoredEvent& e, const TrackNumbering::Track& t) {
         // Never a null pointer, even when empty: memcpy must not be given one.
         const std::string_view announce(t.announce.data(), e.seq == t.first_seq ? t.announce.size() : 0);
-        return {announce, e.head, t.middle, e.start, e.tail};
+        return {announce, e.head, t.middle, e.start, t.after_ts, e.tail};
     }
 
     // Writes put_line's pieces at `at`. ts from the stored start rather than from the record:

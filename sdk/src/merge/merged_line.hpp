@@ -1,9 +1,13 @@
-// One X line of the merged file, as smdebug's json.dumps writes it:
+// One line of the merged file, as smdebug's json.dumps writes it: an X line
 //   ,\n{"name": <name>, "pid": P, "tid": T, "ph": "X", "ts": <ts>, "dur": <dur>[, "args": <args>]}
+// or, from system metrics (system_metric_events.hpp), a counter or an instant
+//   ,\n{"name": <name>, "pid": P, "tid": 0, "ph": "C", "ts": <ts>, "args": <args>}
+//   ,\n{"name": <name>, "pid": P, "tid": 0, "ph": "i", "ts": <ts>, "s": "t", "args": <args>}
 // (the first line of the file opens the array, "[\n" for ",\n"). Its pieces are made at three
 // moments: the reader stores the record's head (the name as JSON) and tail (from the duration's
-// value to the closing brace) as it reads; TrackNumbering makes each track's middle (pid, tid, ph
-// and the ts key) once every track is known; the writer prints ts from the stored start. Each
+// value, or the args of a counter or instant, to the closing brace) as it reads; TrackNumbering
+// makes each track's middle (pid, tid, ph and the ts key) and what follows ts up to the tail
+// once every track is known; the writer prints ts from the stored start. Each
 // piece is made here, and put_line puts them together both to size a line and to write it, so the
 // writer's slices cannot be measured differently from how they are written.
 #pragma once
@@ -49,15 +53,20 @@ inline char* write_tail(char* at, std::string_view dur, std::string_view args_js
     return at + 1;
 }
 
-// A track's middle: every X line of the track has it.
-inline std::string middle(std::int64_t pid, std::int64_t tid) {
-    return ", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) + ", \"ph\": \"X\", \"ts\": ";
+// A track's middle: every line of the track has it. `ph`: "X", "C" or "i".
+inline std::string middle(std::int64_t pid, std::int64_t tid, const char* ph = "X") {
+    return ", \"pid\": " + std::to_string(pid) + ", \"tid\": " + std::to_string(tid) + ", \"ph\": \"" + ph +
+           "\", \"ts\": ";
 }
+// What follows ts in each kind of line, up to the record's tail.
+constexpr std::string_view kCounterAfterTs = kArgs;
+constexpr std::string_view kInstantAfterTs = ", \"s\": \"t\", \"args\": ";
 
 struct Line {
     std::string_view announce;  // metadata lines written just before, each starting with ",\n"; often empty
     std::string_view head, middle;
     TraceNumber start;
+    std::string_view after_ts;  // kDur for X lines
     std::string_view tail;
 };
 
@@ -69,7 +78,7 @@ inline void put_line(Out& out, const Line& l) {
     out.text(l.head);
     out.text(l.middle);
     out.ts(l.start);
-    out.text(kDur);
+    out.text(l.after_ts);
     out.text(l.tail);
 }
 
@@ -90,7 +99,7 @@ struct LineSize {
 
 // Room enough for the line however its start prints: reserved before it is written.
 inline std::size_t room_for(const Line& l) {
-    return l.announce.size() + kStart.size() + l.head.size() + l.middle.size() + kLongestNumber + kDur.size() +
+    return l.announce.size() + kStart.size() + l.head.size() + l.middle.size() + kLongestNumber + l.after_ts.size() +
            l.tail.size();
 }
 

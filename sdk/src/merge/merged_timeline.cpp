@@ -24,6 +24,9 @@
 #include "merge/file_readers.hpp"
 #include "merge/trace_files.hpp"
 #include "merge/trace_selection.hpp"
+#include "merge/system_metric_events.hpp"
+#include "merge/system_metric_rows.hpp"
+#include "merge/track_numbering.hpp"
 #include "process/node_id.hpp"
 #include "trace/trace_reader.hpp"
 
@@ -42,13 +45,20 @@ class Tables {
 public:
     // The (phase, thread) ids of a file's track.
     std::pair<std::uint32_t, std::uint32_t> ids(std::string_view phase_name, std::string_view node,
-                                                std::string_view thread_key, std::string_view label) {
+                                                std::string_view thread_key, std::string_view label,
+                                                m::TrackNumbering::Kind kind = m::TrackNumbering::Kind::thread_events) {
         std::lock_guard<std::mutex> lock(mu_);
         const std::uint32_t phase = phase_id(phase_name);
-        return {phase, thread_id(phase, node, thread_key, label)};
+        const std::uint32_t thread = thread_id(phase, node, thread_key, label);
+        if (kind != m::TrackNumbering::Kind::thread_events) {
+            kinds_.resize(thread_labels_.size(), m::TrackNumbering::Kind::thread_events);
+            kinds_[thread] = kind;
+        }
+        return {phase, thread};
     }
     const std::vector<std::string>& phases() const { return phases_; }
     const std::vector<std::string>& thread_labels() const { return thread_labels_; }
+    const std::vector<m::TrackNumbering::Kind>& kinds() const { return kinds_; }
 
 private:
     std::uint32_t phase_id(std::string_view name) {
@@ -73,6 +83,7 @@ private:
     std::unordered_map<std::string, std::uint32_t> phase_ids_;
     std::vector<std::string> thread_labels_;
     std::unordered_map<std::string, std::uint32_t> thread_ids_;
+    std::vector<m::TrackNumbering::Kind> kinds_;  // by thread id; missing: thread_events
     std::string key_;
 };
 
@@ -340,6 +351,63 @@ ReadSummary read_into_store(Inputs& in, unsigned threads, m::EventBatch::Memory&
     return summary;
 }
 
+// The system metrics' events (system_metric_events.hpp) into the store as one more input, ranked
+// after every file: smdebug appends them to the framework events before its stable sort by time,
+// so at one time they come after the framework's and in the order they were made.
+std::uint64_t add_system_events(const m::MergeSettings& settings, const Inputs& in, m::EventBatch::Memory& batch_memory,
+                                m::RecordStore& store, Tables& tables, ReadSummary& summary, MergeResult& result) {
+    std::optional<std::pair<m::TraceNumber, m::TraceNumber>> range_us;
+    if (in.range) range_us.emplace(in.range->first, in.range->second);
+    const std::size_t notes_before = result.notes.size();
+    const std::vector<m::SystemRow> rows = m::read_system_metrics(settings.path, range_us, result.notes);
+    result.events_dropped += result.notes.size() - notes_before;  // each names a bad line or file
+    const std::vector<m::SystemTraceEvent> events = m::system_trace_events(rows);
+    if (events.empty()) return 0;
+    using Kind = m::TrackNumbering::Kind;
+    const auto counters = tables.ids(m::kSystemCounterPhase, "", "\x1esystem", "", Kind::counters);
+    const auto instants = tables.ids(m::kSystemInstantPhase, "", "\x1esystem", "", Kind::instants);
+    const std::uint64_t rank = in.files.size();
+    store.begin_file(rank);
+    m::EventBatch batch = m::EventBatch::in(batch_memory);
+    const auto flush = [&] {
+        if (batch.empty()) return;
+        const std::size_t bytes = batch.text.capacity();
+        m::MemoryBlock block = batch.text.release();
+        char* const text = block.get();
+        store.adopt(std::move(block), bytes);
+        for (const auto& ev : batch.events) store.add_record(ev.start(), text + ev.offset);
+        batch = m::EventBatch::in(batch_memory);
+    };
+    bool first_counter = true, first_instant = true;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const m::SystemTraceEvent& e = events[i];
+        const auto& [phase, thread] = e.instant ? instants : counters;
+        bool& first = e.instant ? first_instant : first_counter;
+        const m::TraceNumber start = m::TraceNumber::integer(e.ts_us);
+        if (first) {
+            summary.first_events.push_back({thread, phase, start, m::event_seq(rank, i)});
+            first = false;
+        }
+        const std::size_t tail = m::merged_line::tail_size(e.args_json, {});
+        const std::size_t size = m::RecordStore::kRecordHeader + e.name.size() + tail;
+        m::EventBatch::Event& ev = batch.events.emplace_back();
+        ev.set(start);
+        ev.offset = static_cast<std::uint32_t>(batch.text.size());
+        char* const rec = batch.text.room(size);
+        m::RecordStore::put_header(rec, thread, static_cast<std::uint32_t>(e.name.size()),
+                                   static_cast<std::uint32_t>(tail));
+        std::memcpy(rec + m::RecordStore::kRecordHeader, e.name.data(), e.name.size());
+        m::merged_line::write_tail(rec + m::RecordStore::kRecordHeader + e.name.size(), e.args_json, {});
+        batch.text.advance(size);
+        if (batch.text.size() + 4096 >= batch_memory.text.chunk_bytes() ||
+            batch.events.size() == batch.events.capacity())
+            flush();
+    }
+    flush();
+    store.commit_file();
+    return events.size();
+}
+
 // <end_us>_<node>_merged_timeline.json, end_us being the range's end or the last event's end.
 std::string output_path(const std::string& out_dir, const std::string& node_id, const std::optional<TimeRange>& range,
                         const std::optional<m::TraceNumber>& max_end) {
@@ -378,17 +446,20 @@ MergeResult run_merge(const m::MergeSettings& settings, const RangeRequest& requ
     Tables tables;
     try {
         ReadSummary read = read_into_store(in, threads, batch_memory, store, tables, result);
+        if (settings.system_metrics)
+            result.system_events = add_system_events(settings, in, batch_memory, store, tables, read, result);
         // Every input was left out: no file stands for a merge that did not happen.
         if (result.files_merged == 0 && !in.skipped.empty()) {
             report_left_out(in, result);
             return result;
         }
         result.output_path = output_path(out_dir, node_id, in.range, read.max_end);
-        const m::TrackNumbering tracks(std::move(read.first_events), tables.phases(), tables.thread_labels());
+        const m::TrackNumbering tracks(std::move(read.first_events), tables.phases(), tables.thread_labels(),
+                                       tables.kinds());
         m::MergedFileWriter writer(result.output_path, tracks);
         writer.write_sorted(store, threads);
         writer.finish();
-        result.events_written = writer.events();
+        result.events_written = writer.events() - result.system_events;
         result.metadata_written = writer.metadata();
     } catch (const std::runtime_error& e) {
         if (dynamic_cast<const MergeError*>(&e)) throw;

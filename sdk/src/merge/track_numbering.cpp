@@ -25,7 +25,7 @@ constexpr std::size_t kRangeCount = sizeof kRanges / sizeof kRanges[0];
 }  // namespace
 
 TrackNumbering::TrackNumbering(std::vector<TrackFirst> first, const std::vector<std::string>& phase_names,
-                               const std::vector<std::string>& thread_labels)
+                               const std::vector<std::string>& thread_labels, const std::vector<Kind>& kinds)
     : tracks_(thread_labels.size()) {
     std::sort(first.begin(), first.end(),
               [](const TrackFirst& a, const TrackFirst& b) { return event_before(a.start, a.seq, b.start, b.seq); });
@@ -44,6 +44,17 @@ TrackNumbering::TrackNumbering(std::vector<TrackFirst> first, const std::vector<
             pid = next_in_range[r]++;
             append_phase_metadata(t.announce, pid, phase, NonAscii::escape);
             t.announce_lines += 2;
+        }
+        const Kind kind = f.thread < kinds.size() ? kinds[f.thread] : Kind::thread_events;
+        if (kind == Kind::counters) {
+            t.middle = merged_line::middle(pid, 0, "C");
+            t.after_ts = merged_line::kCounterAfterTs;
+            continue;
+        }
+        if (kind == Kind::instants) {
+            t.middle = merged_line::middle(pid, 0, "i");
+            t.after_ts = merged_line::kInstantAfterTs;
+            continue;
         }
         const std::int64_t tid = next_tid++;
         append_thread_metadata(t.announce, pid, tid, thread_labels[f.thread], NonAscii::escape);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "merge/merged_line.hpp"
 #include "trace/trace_number.hpp"
 
 namespace ringprof::detail {
@@ -33,14 +34,19 @@ public:
         // starting with ",\n" as every line does.
         std::string announce;
         std::uint32_t announce_lines = 0;
-        std::string middle;  // `, "pid": P, "tid": T, "ph": "X", "ts": `: every X line of the track has it
+        std::string middle;  // `, "pid": P, "tid": T, "ph": "X", "ts": `: every line of the track has it
+        std::string_view after_ts = merged_line::kDur;  // what follows ts (merged_line.hpp)
     };
+    // What a track holds: X events of a thread, or the system metrics' counters or instants (no
+    // thread: tid 0, no thread_name line, as smdebug writes them).
+    enum class Kind : char { thread_events, counters, instants };
 
     TrackNumbering() = default;
     // `first`: one entry per track with events, with the store's seq, in any order; the names
     // are the merge's tables, indexed by the ids.
+    // `kinds`: each track's, by id; shorter (or empty) means thread_events for the rest.
     TrackNumbering(std::vector<TrackFirst> first, const std::vector<std::string>& phase_names,
-                   const std::vector<std::string>& thread_labels);
+                   const std::vector<std::string>& thread_labels, const std::vector<Kind>& kinds = {});
 
     const Track& operator[](std::uint32_t thread) const { return tracks_[thread]; }
 

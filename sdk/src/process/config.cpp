@@ -14,6 +14,32 @@
 
 namespace ringprof {
 
+namespace {
+
+// RINGPROF_NODE_RANK, else what the launcher says: SageMaker names its hosts "algo-<n>"
+// (SM_CURRENT_HOST), torchrun and Lightning give NODE_RANK. Only a rank that is valid by
+// RINGPROF_NODE_RANK's own range is taken from them.
+std::optional<std::uint32_t> node_rank_from_environment() {
+    const detail::NumericSetting& s = detail::kNodeRankSetting;
+    if (detail::env_string(s.name)) {
+        auto v = detail::env_unsigned(s.name, s.min, s.max);
+        return v ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*v)) : std::nullopt;
+    }
+    if (auto host = detail::env_string("SM_CURRENT_HOST"); host && host->rfind("algo-", 0) == 0) {
+        const std::string n = host->substr(5);
+        if (!n.empty() && n.size() <= 7 && n.find_first_not_of("0123456789") == std::string::npos) {
+            const unsigned long v = std::stoul(n);
+            if (v >= 1 && v - 1 <= s.max) return static_cast<std::uint32_t>(v - 1);
+        }
+    }
+    if (detail::env_string("NODE_RANK")) {
+        if (auto v = detail::env_unsigned("NODE_RANK", s.min, s.max)) return static_cast<std::uint32_t>(*v);
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 Config Config::from_environment() {
     Config c;
     using detail::env_bool;
@@ -70,6 +96,9 @@ Config Config::from_environment() {
         else
             detail::warn_env("RINGPROF_ON_FULL", *v, "expected 'wait' or 'drop'");
     }
+    if (auto v = env_bool("RINGPROF_SYSTEM_METRICS")) c.system_metrics = *v;
+    if (auto v = env_setting(detail::kSystemIntervalSetting)) c.system_interval_ms = static_cast<std::uint32_t>(*v);
+    if (auto v = node_rank_from_environment()) c.node_rank = *v;
     return c;
 }
 

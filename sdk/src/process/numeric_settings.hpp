@@ -31,9 +31,14 @@ inline constexpr NumericSetting kPythonTimelineBytesSetting{"RINGPROF_PYTHONTIME
 inline constexpr NumericSetting kPythonTimelineSecondsSetting{"RINGPROF_PYTHONTIMELINE_MAX_SECONDS", 0,
                                                               604800};  // a week; 0: no age limit
 
-inline constexpr std::array<NumericSetting, 7> kNumericSettings = {
+// SageMaker's own range for its system-metrics interval.
+inline constexpr NumericSetting kSystemIntervalSetting{"RINGPROF_SYSTEM_INTERVAL_MS", 100, 60000};
+inline constexpr NumericSetting kNodeRankSetting{"RINGPROF_NODE_RANK", 0, 1000000};
+
+inline constexpr std::array<NumericSetting, 9> kNumericSettings = {
     kRingBytesSetting,          kFlushIntervalSetting,       kTimelineMinNsSetting,         kTimelineMaxDepthSetting,
-    kTimelineQueueSpansSetting, kPythonTimelineBytesSetting, kPythonTimelineSecondsSetting,
+    kTimelineQueueSpansSetting, kPythonTimelineBytesSetting, kPythonTimelineSecondsSetting, kSystemIntervalSetting,
+    kNodeRankSetting,
 };
 
 }  // namespace ringprof::detail

@@ -111,6 +111,16 @@ std::string RunClaim::claim(const std::string& dir, const std::string& run_id) {
     return base;
 }
 
+bool RunClaim::claim_alone(const std::string& dir, const std::string& name) {
+    release();
+    try {
+        folder_ = OutputFolder::open(dir);
+    } catch (const OutputError&) {
+        return true;  // reported with the outputs
+    }
+    return try_claim(name) != Outcome::Taken;
+}
+
 void RunClaim::release() {
     if (fd_ >= 0) {
         // Unlinked while still locked: a process that opened the old file finds it replaced.

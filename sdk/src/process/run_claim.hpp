@@ -32,6 +32,10 @@ public:
     // (no folder, no locks), returns `run_id` unchanged: the folder's problem is reported
     // elsewhere.
     std::string claim(const std::string& dir, const std::string& run_id);
+    // Claims exactly the lock file `name` in `dir`, for work only one process may do there (the
+    // system-metrics sampler of a node): false only when another live process holds it; true
+    // when claimed, or when claiming is impossible (then nothing stops a second claimant).
+    bool claim_alone(const std::string& dir, const std::string& name);
     void release();
 
 private:
