@@ -95,15 +95,18 @@ void Drainer::refill_hot_segments_for_session() {
     }
 }
 
-void Drainer::stop() { stop_until(std::chrono::steady_clock::time_point::max()); }
+void Drainer::stop() { stop_until(unbounded_patience()); }
 
-bool Drainer::stop_until(std::chrono::steady_clock::time_point deadline) {
+bool Drainer::stop_until(const EndPatience& patience) {
     if (!thread_.joinable()) return true;
     {
         std::unique_lock<std::mutex> lock(mutex_);
         stopping_ = true;
         ring_doorbell();
-        if (!done_.wait_until(lock, deadline, [&] { return finished_; })) return false;
+        if (!patience.wait(lock, done_, [&] { return finished_; })) {
+            abandoned_.store(true, std::memory_order_relaxed);
+            return false;
+        }
     }
     thread_.join();
     drainer_stopped();
@@ -129,29 +132,35 @@ void Drainer::run(const std::function<void(Drainer&)>& fn) {
     }
     // Not owned: this call waits for it to finish.
     submit(std::shared_ptr<const std::function<void(Drainer&)>>(std::shared_ptr<void>(), &fn),
-           std::chrono::steady_clock::time_point::max());
+           unbounded_patience());
 }
 
-bool Drainer::run_until(const std::function<void(Drainer&)>& fn, std::chrono::steady_clock::time_point deadline) {
+bool Drainer::run_until(const std::function<void(Drainer&)>& fn, const EndPatience& patience) {
     if (std::this_thread::get_id() == thread_.get_id()) {
         run(fn);
         return true;
     }
-    return submit(std::make_shared<const std::function<void(Drainer&)>>(fn), deadline);
+    if (submit(std::make_shared<const std::function<void(Drainer&)>>(fn), patience)) return true;
+    abandoned_.store(true, std::memory_order_relaxed);
+    return false;
 }
 
-bool Drainer::submit(std::shared_ptr<const std::function<void(Drainer&)>> fn,
-                     std::chrono::steady_clock::time_point deadline) {
+bool Drainer::submit(std::shared_ptr<const std::function<void(Drainer&)>> fn, const EndPatience& patience) {
     std::unique_lock<std::mutex> lock(mutex_);
     // Nothing would run it: the drainer never started, or the caller raced with the session's end.
     if (!thread_.joinable() || stopping_) return true;
     const std::uint64_t ticket = next_ticket_++;
     commands_.push_back(Command{std::move(fn), ticket});
     ring_doorbell();
-    return done_.wait_until(lock, deadline, [&] { return completed_ticket_ >= ticket; });
+    return patience.wait(lock, done_, [&] { return completed_ticket_ >= ticket; });
 }
 
 void Drainer::adopt_new_rings() {
+    // Rings a drainer the end gave up on handed back after this session started.
+    for (ThreadRing* parked : RingRegistry::instance().take_parked()) {
+        tracks_.push_back(new ThreadTrack(parked, parked->ring().counts()));
+        parked->ring().set_drained(true);
+    }
     ThreadRing* ring = nullptr;
     while (RingRegistry::instance().next_announced(ring)) tracks_.push_back(new ThreadTrack(ring));
 }
@@ -310,7 +319,10 @@ void Drainer::run_commands() {
     }
     if (batch.empty()) return;
     survive(g_failed_pass, [&] { drain_all(); });
-    for (const Command& c : batch) survive(g_failed_command, [&] { (*c.fn)(*this); });
+    for (const Command& c : batch) {
+        survive(g_failed_command, [&] { (*c.fn)(*this); });
+        drainer_pass_done();  // progress, for an end waiting on this drainer
+    }
     {
         std::lock_guard<std::mutex> lock(mutex_);
         completed_ticket_ = std::max(completed_ticket_, batch.back().ticket);
@@ -324,6 +336,15 @@ void Drainer::loop() {
     auto next_periodic = std::chrono::steady_clock::now() + std::chrono::milliseconds(periodic_ms_);
     for (;;) {
         fork_pause_point();
+        if (abandoned_.load(std::memory_order_relaxed)) {
+            // The end went on without this drainer while it was blocked: whatever the rings hold
+            // now may be a later session's, so they go back unread.
+            park_tracks();
+            std::lock_guard<std::mutex> lock(mutex_);
+            finished_ = true;
+            done_.notify_all();
+            return;
+        }
         clock_.refresh();  // one tick read unless the calibration's baseline has doubled
         std::uint64_t events = 0;
         survive(g_failed_pass, [&] { events = pass(); });
@@ -340,7 +361,7 @@ void Drainer::loop() {
         const std::uint32_t seen = doorbell();
         {
             std::unique_lock<std::mutex> lock(mutex_);
-            if (stopping_) {
+            if (stopping_ && !abandoned_.load(std::memory_order_relaxed)) {
                 lock.unlock();
                 survive(g_failed_pass, [&] { drain_all(); });
                 run_commands();

@@ -45,18 +45,19 @@ std::atomic<std::uint64_t (*)()> g_custom_clock{nullptr};
 bool g_handlers_installed = false;
 std::atomic<std::int64_t> g_exit_wait_ms_for_testing{0};
 
-std::chrono::milliseconds exit_wait() {
+std::chrono::milliseconds exit_still() {
     const std::int64_t ms = g_exit_wait_ms_for_testing.load(std::memory_order_relaxed);
-    return ms != 0 ? std::chrono::milliseconds(ms) : std::chrono::milliseconds(detail::kMaxExitWait);
+    return ms != 0 ? std::chrono::milliseconds(ms) : std::chrono::milliseconds(detail::kMaxExitStill);
 }
 
-std::chrono::steady_clock::time_point exit_deadline() { return std::chrono::steady_clock::now() + exit_wait(); }
-
-void say_exit_did_not_wait() {
+// The end gave up on one of ringprof's threads: what it was doing, and what is left incomplete.
+void say_exit_did_not_wait(const char* thread, const char* backend, const std::string& incomplete) {
     std::fprintf(stderr,
-                 "ringprof: the session's end waited %.1f s for ringprof's threads (a backend is blocked) and goes "
-                 "on without them; the outputs they were writing may be incomplete\n",
-                 static_cast<double>(exit_wait().count()) / 1000.0);
+                 "ringprof: the session's end gave up on the %s after %.1f s without progress (blocked in %s); "
+                 "it goes on without it, and %s may be incomplete\n",
+                 thread, static_cast<double>(exit_still().count()) / 1000.0,
+                 backend != nullptr ? (std::string("backend '") + backend + "'").c_str() : "a backend",
+                 incomplete.c_str());
 }
 
 std::string host_name() {
@@ -207,6 +208,22 @@ SessionImpl::~SessionImpl() {
     if (owner_pid == ::getpid()) stop();
 }
 
+detail::EndPatience SessionImpl::end_patience() const {
+    // Either thread moving counts: the drainer's final snapshot waits on nothing of the writer's,
+    // but a pin may be waiting on a flush that waits on the writer.
+    const detail::TimelineWriter* writer = timeline.get();
+    return detail::EndPatience{exit_still(), [writer] { return detail::drainer_passes() + writer->progress(); }};
+}
+
+std::string SessionImpl::names_of_backends(bool on_writer) const {
+    std::string names;
+    for (const auto& b : backends) {
+        if (timeline->takes_snapshots_of(*b) != on_writer) continue;
+        names += (names.empty() ? "" : ", ") + std::string(b->name());
+    }
+    return names.empty() ? "nothing" : "the output of " + names;
+}
+
 void SessionImpl::start() {
     marker_cost_ticks = config.custom_clock != nullptr ? 0 : detail::measure_marker_cost_ticks();
     drainer.aggregator().set_marker_cost(marker_cost_ticks, config.subtract_overhead);
@@ -226,6 +243,7 @@ void SessionImpl::start() {
     for (auto& b : backends) timeline->add_backend(b.get());
     if (timeline->has_backends()) attach_spans(nullptr);
     if (config.flush_interval_ms != 0) {
+        // Not waited for: the timeline backends take theirs when the writer reaches it.
         drainer.set_periodic(config.flush_interval_ms, [this](detail::Drainer&) { write_snapshot(false); });
     }
     drainer_running = drainer.start();
@@ -234,22 +252,28 @@ void SessionImpl::start() {
 bool SessionImpl::stop() {
     if (stopped) return true;
     stopped = true;
-    const auto deadline = exit_deadline();
-    // Each wait is bounded by the same deadline; past it, the threads are left running in
-    // whatever blocks them and nothing they use is touched again.
-    const bool finished = drainer.run_until([this](detail::Drainer&) { write_snapshot(true); }, deadline) &&
-                          drainer.stop_until(deadline) &&
-                          timeline->stop_until(deadline);  // the last spans reach the backends before they close
-    if (!finished) {
-        say_exit_did_not_wait();
+    const detail::EndPatience patience = end_patience();
+    // The final snapshot writes the aggregates (timers, statistics) on the drainer and hands the
+    // timeline backends theirs through the writer's queue, so the aggregates never wait for a
+    // timeline. Past the bound, a thread is left running in whatever blocks it and nothing it
+    // uses is touched again.
+    if (!drainer.run_until([this](detail::Drainer&) { write_snapshot(true); }, patience) ||
+        !drainer.stop_until(patience)) {
+        say_exit_did_not_wait("drainer", drainer.calling(), "every output");
         return false;
     }
+    const bool timeline_done = timeline->stop_until(patience);  // the last spans reach the backends first
     for (auto& b : backends) {
+        if (!timeline_done && timeline->takes_snapshots_of(*b)) continue;  // the writer still uses it
         try {
             b->on_close();
         } catch (const std::exception& e) {
             report(*b, "close", e);
         }
+    }
+    if (!timeline_done) {
+        say_exit_did_not_wait("timeline writer", timeline->calling(), names_of_backends(/*on_writer=*/true));
+        return false;
     }
     run_claim.release();
     return true;
@@ -303,22 +327,23 @@ Snapshot SessionImpl::make_snapshot(bool final) {
     return s;
 }
 
-void SessionImpl::write_snapshot(bool final) {
-    // Every span drained so far reaches the timeline backends first, and the writer stays
-    // parked while the same backends take the snapshot.
-    const auto timeline_hold = timeline->hold();
-    Snapshot s = make_snapshot(final);
+std::uint64_t SessionImpl::write_snapshot(bool final) {
+    auto s = std::make_shared<Snapshot>(make_snapshot(final));
     if (timeline->has_backends()) {
-        s.tree.set_metadata("timeline_dropped_spans", std::to_string(timeline->dropped_spans()));
+        s->tree.set_metadata("timeline_dropped_spans", std::to_string(timeline->dropped_spans()));
     }
-    drop_report.on_snapshot(s, timeline->dropped_spans(), config.on_full, final);
+    drop_report.on_snapshot(*s, timeline->dropped_spans(), config.on_full, final);
     for (auto& b : backends) {
+        if (timeline->takes_snapshots_of(*b)) continue;  // on the writer, below
+        drainer.set_calling(b->name());
         try {
-            b->on_snapshot(s);
+            b->on_snapshot(*s);
         } catch (const std::exception& e) {
             report(*b, "write", e);
         }
+        drainer.set_calling(nullptr);
     }
+    return timeline->send_snapshot(std::move(s));
 }
 
 void SessionImpl::attach_spans(Backend* backend) {
@@ -383,9 +408,9 @@ Session::~Session() {
         }
         // A call that does not return within the bound is itself waiting for a blocked
         // drainer: the session is then left as it is.
-        if (!g_unpinned->wait_until(lock, exit_deadline(), [&] { return impl_->pins == 0; })) {
+        if (!impl_->end_patience().wait(lock, *g_unpinned, [&] { return impl_->pins == 0; })) {
             lock.unlock();
-            say_exit_did_not_wait();
+            say_exit_did_not_wait("drainer", impl_->drainer.calling(), "every output");
             detail::keep_abandoned(impl_.release());
             return;
         }
@@ -398,7 +423,9 @@ void Session::flush() {
     // delivered (writer, which a snapshot waits for) already are the flush; waiting would
     // recurse or deadlock.
     if (detail::t_thread_role != detail::ThreadRole::User) return;
-    impl_->drainer.run([this](detail::Drainer&) { impl_->write_snapshot(false); });
+    std::uint64_t timeline_ticket = 0;
+    impl_->drainer.run([&](detail::Drainer&) { timeline_ticket = impl_->write_snapshot(false); });
+    impl_->timeline->wait_for_snapshot(timeline_ticket);  // here, not on the drainer
 }
 
 Snapshot Session::snapshot() {
