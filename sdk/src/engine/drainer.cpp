@@ -11,6 +11,7 @@
 #include "engine/session_impl.hpp"
 #include "engine/thread_role.hpp"
 #include "process/fork_gate.hpp"
+#include "process/last_thread.hpp"
 #include "process/quiet_thread.hpp"
 
 namespace ringprof::detail {
@@ -32,6 +33,9 @@ constexpr auto kBusySleep = std::chrono::microseconds(100);
 constexpr auto kCalmSleep = std::chrono::microseconds(1000);
 constexpr auto kMaxSleep = std::chrono::microseconds(2000);
 constexpr std::uint64_t kUrgentFillDivisor = 4;  // a ring a quarter full is read again at once
+// How often an idle drainer looks whether the program has any thread left (last_thread.hpp): a
+// process whose last thread ended lingers this long at most, for one read of /proc a time.
+constexpr auto kLastThreadCheck = std::chrono::milliseconds(250);
 
 // How many events of a range surely make at most `room` spans and gauge samples, `depth` scopes
 // being open where it starts: a span closes a scope opened before the range or in it, a gauge
@@ -334,6 +338,7 @@ void Drainer::loop() {
     take_role(ThreadRole::Drainer);
     auto sleep = kBusySleep;
     auto next_periodic = std::chrono::steady_clock::now() + std::chrono::milliseconds(periodic_ms_);
+    auto next_last_thread_check = std::chrono::steady_clock::now() + kLastThreadCheck;
     for (;;) {
         fork_pause_point();
         if (abandoned_.load(std::memory_order_relaxed)) {
@@ -374,6 +379,10 @@ void Drainer::loop() {
         }
         sleep = events != 0 ? (calm ? kCalmSleep : kBusySleep)
                             : std::min(sleep * 2, std::chrono::duration_cast<std::chrono::microseconds>(kMaxSleep));
+        if (events == 0 && std::chrono::steady_clock::now() >= next_last_thread_check) {
+            next_last_thread_check = std::chrono::steady_clock::now() + kLastThreadCheck;
+            if (only_ringprofs_threads_left()) exit_for_the_programs_last_thread();
+        }
         ForkGateBlocked asleep;
         sleep_until_rung(seen, sleep);
     }

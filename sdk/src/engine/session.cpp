@@ -23,6 +23,7 @@
 #include "ringprof/output_files.hpp"
 #include "ringprof/version.hpp"
 #include "engine/session_impl.hpp"
+#include "engine/signal_end.hpp"
 #include "engine/thread_role.hpp"
 
 namespace ringprof {
@@ -113,6 +114,7 @@ void after_fork_in_child() {
         g_default = nullptr;
     }
     detail::RingRegistry::reset_after_fork();
+    detail::forget_signal_end_thread_in_child();
     detail::g_state.store(state == detail::kOff ? detail::kOff : detail::kNotStarted, std::memory_order_relaxed);
 }
 
@@ -130,6 +132,21 @@ namespace detail {
 std::mutex& session_mutex() { return *g_mutex; }
 
 void stop_default_session() { stop_default_session_at_exit(); }
+
+void end_sessions_for_signal() {
+    SessionImpl* explicit_one = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(*g_mutex);
+        if (g_current != nullptr && g_current != g_default) explicit_one = g_current_impl;
+    }
+    if (explicit_one != nullptr) {
+        // The program's own Session object is never destroyed now (the process dies next): its
+        // end runs here, and the markers stop first, as in its destructor.
+        g_state.store(kOff, std::memory_order_release);
+        explicit_one->stop();
+    }
+    stop_default_session_at_exit();
+}
 
 std::uint64_t ring_capacity_for_new_threads() { return g_ring_capacity.load(std::memory_order_relaxed); }
 
@@ -383,6 +400,7 @@ Session::Session(Config config) {
     detail::set_full_ring_policy(impl_->config.on_full);
     g_custom_clock.store(impl_->config.custom_clock, std::memory_order_relaxed);
     impl_->start();
+    detail::end_on_default_signals();  // after the drainer: the thread the outputs depend on starts first
     {
         // From here API calls reach the session (its drainer runs).
         std::lock_guard<std::mutex> lock(*g_mutex);
