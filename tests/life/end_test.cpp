@@ -233,5 +233,58 @@ TEST(End, AFlushIntervalNeverCostsTheAggregates) {
     EXPECT_EQ(o.exit_code, 0) << read_all(err);
 }
 
+// While the writer is stuck, the drainer's periodic flushes go on writing the aggregates, but
+// hand the writer a new snapshot only once it has taken the last: a stuck writer holds one
+// snapshot in memory, not one per interval.
+std::atomic<bool> g_writer_stuck{false};
+std::atomic<int> g_span_side_snapshots{0};
+std::atomic<int> g_aggregate_snapshots{0};
+class StuckSpans : public Backend {
+public:
+    const char* name() const override { return "stuck_spans"; }
+    bool wants_spans() const override { return true; }
+    void on_spans(const SpanBatch&) override {
+        while (g_writer_stuck.load()) std::this_thread::sleep_for(1ms);
+    }
+    void on_snapshot(const Snapshot&) override { g_span_side_snapshots.fetch_add(1); }
+};
+class CountsSnapshots : public Backend {
+public:
+    const char* name() const override { return "counts_snapshots"; }
+    void on_snapshot(const Snapshot&) override { g_aggregate_snapshots.fetch_add(1); }
+};
+
+TEST(End, AWriterBehindAPeriodicFlushHoldsOneSnapshotNotOnePerInterval) {
+    TempDir dir;
+    const std::string err = dir.str() + "/stderr.txt";
+    const Outcome o = run_bounded(
+        [&] {
+            Config c;
+            c.output_dir = dir.str();
+            c.run_id = "behind";
+            c.backends = {"timers"};
+            c.flush_interval_ms = 1;
+            Session session(c);
+            session.add_backend(std::make_unique<CountsSnapshots>());
+            session.add_backend(std::make_unique<StuckSpans>());
+            g_writer_stuck = true;
+            { PROF_SCOPE("gets_the_writer_stuck"); }
+            while (g_aggregate_snapshots.load() < 50) std::this_thread::sleep_for(1ms);  // 50 flushes while stuck
+            const int stuck_with = g_span_side_snapshots.load();
+            g_writer_stuck = false;
+            const int at_release = g_aggregate_snapshots.load();
+            std::this_thread::sleep_for(20ms);
+            const int span_side = g_span_side_snapshots.load();
+            const int flushed_since = g_aggregate_snapshots.load() - at_release;
+            std::fprintf(stderr, "taken while stuck %d, after %d flushes since release the writer took %d\n",
+                         stuck_with, flushed_since, span_side);
+            // Those taken before it got stuck, the one pending when it came back, those sent since.
+            return span_side <= stuck_with + flushed_since + 2 ? 0 : 1;
+        },
+        stderr_to(err, 120s));
+    ASSERT_TRUE(o.finished) << "hung";
+    EXPECT_EQ(o.exit_code, 0) << read_all(err);
+}
+
 }  // namespace
 }  // namespace ringprof::testing

@@ -181,5 +181,28 @@ TEST(LastThread, AProgramWhoseEveryThreadEndedExitsWithItsOutputsWhole) {
     expect_outputs_whole(dir, "last_thread");
 }
 
+// After an explicit session has ended, no drainer looks any more; ringprof's thread that waits
+// for signals outlives it and must not keep the process alive either.
+TEST(LastThread, AfterTheSessionEndedRingprofsSignalThreadKeepsNoProcessAlive) {
+    TempDir dir;
+    const Outcome o = run_bounded(
+        [&] {
+            Config c;
+            c.output_dir = dir.str();
+            c.run_id = "ended";
+            c.backends = {"timers"};
+            { Session session(c); }
+            std::thread([] {
+                std::this_thread::sleep_for(100ms);
+                ::pthread_exit(nullptr);
+            }).detach();
+            ::syscall(SYS_exit, 0);
+            return 1;
+        },
+        within(60s));
+    ASSERT_TRUE(o.finished) << "ringprof's threads kept the process alive";
+    EXPECT_EQ(o.exit_code, 0) << "signal " << o.signal;
+}
+
 }  // namespace
 }  // namespace ringprof::testing

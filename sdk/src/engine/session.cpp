@@ -261,7 +261,8 @@ void SessionImpl::start() {
     if (timeline->has_backends()) attach_spans(nullptr);
     if (config.flush_interval_ms != 0) {
         // Not waited for: the timeline backends take theirs when the writer reaches it.
-        drainer.set_periodic(config.flush_interval_ms, [this](detail::Drainer&) { write_snapshot(false); });
+        drainer.set_periodic(config.flush_interval_ms,
+                            [this](detail::Drainer&) { write_snapshot(false, /*periodic=*/true); });
     }
     drainer_running = drainer.start();
 }
@@ -344,7 +345,7 @@ Snapshot SessionImpl::make_snapshot(bool final) {
     return s;
 }
 
-std::uint64_t SessionImpl::write_snapshot(bool final) {
+std::uint64_t SessionImpl::write_snapshot(bool final, bool periodic) {
     auto s = std::make_shared<Snapshot>(make_snapshot(final));
     if (timeline->has_backends()) {
         s->tree.set_metadata("timeline_dropped_spans", std::to_string(timeline->dropped_spans()));
@@ -360,7 +361,7 @@ std::uint64_t SessionImpl::write_snapshot(bool final) {
         }
         drainer.set_calling(nullptr);
     }
-    return timeline->send_snapshot(std::move(s));
+    return timeline->send_snapshot(std::move(s), /*skippable=*/periodic);
 }
 
 void SessionImpl::attach_spans(Backend* backend) {

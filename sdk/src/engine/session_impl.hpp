@@ -35,9 +35,10 @@ public:
 
     // Drainer thread only.
     Snapshot make_snapshot(bool final);
-    // The aggregate backends get it now, the timeline backends on the writer; returns the
-    // writer's ticket for it (TimelineWriter::wait_for_snapshot).
-    std::uint64_t write_snapshot(bool final);
+    // The aggregate backends get it now, the timeline backends on the writer (a periodic one only
+    // if the writer has taken the last); returns the writer's ticket for it
+    // (TimelineWriter::wait_for_snapshot).
+    std::uint64_t write_snapshot(bool final, bool periodic = false);
     // Routes spans to `backend` if it wants them (drainer thread, or before the drainer starts;
     // null: only start the timeline writer if a backend wants spans).
     void attach_spans(Backend* backend);

@@ -1,6 +1,7 @@
 #include "engine/signal_end.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <system_error>
 
 #include "process/abandoned.hpp"
+#include "process/last_thread.hpp"
 #include "process/quiet_thread.hpp"
 
 namespace ringprof::detail {
@@ -46,9 +48,21 @@ void on_signal(int sig) {
 bool is_ours(const struct sigaction& act) { return (act.sa_flags & SA_SIGINFO) == 0 && act.sa_handler == on_signal; }
 
 void end_then_die() {
+    // Also looks, a few times a second, whether the program has any thread left: this thread must
+    // not keep alive a process whose session (and drainer, which looks too) has ended.
+    constexpr int kLastThreadCheckMs = 250;
     char byte = 0;
-    while (::read(g_pipe[0], &byte, 1) != 1) {
-        if (errno != EINTR) return;
+    for (;;) {
+        pollfd wake{g_pipe[0], POLLIN, 0};
+        const int ready = ::poll(&wake, 1, kLastThreadCheckMs);
+        if (ready == 0) {
+            if (only_ringprofs_threads_left()) exit_for_the_programs_last_thread();
+            continue;
+        }
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready < 0) return;
+        if (::read(g_pipe[0], &byte, 1) == 1) break;
+        if (errno != EINTR && errno != EAGAIN) return;
     }
     const int sig = g_signal.load();
     end_sessions_for_signal();

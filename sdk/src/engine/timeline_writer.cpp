@@ -218,9 +218,11 @@ bool TimelineWriter::wait_acked(std::uint64_t ticket, const EndPatience& patienc
     return patience.wait(lock, cv_, [&] { return acked_ >= ticket; });
 }
 
-std::uint64_t TimelineWriter::send_snapshot(std::shared_ptr<const Snapshot> snapshot) {
+std::uint64_t TimelineWriter::send_snapshot(std::shared_ptr<const Snapshot> snapshot, bool skippable) {
     if (!running_) return 0;
-    return enqueue_barrier(/*last=*/false, std::move(snapshot));
+    if (skippable && acked_.load(std::memory_order_acquire) < last_snapshot_ticket_) return 0;
+    last_snapshot_ticket_ = enqueue_barrier(/*last=*/false, std::move(snapshot));
+    return last_snapshot_ticket_;
 }
 
 void TimelineWriter::wait_for_snapshot(std::uint64_t ticket) {
@@ -414,7 +416,7 @@ void TimelineWriter::loop() {
             for (const Sink& s : sinks_) guarded(s, "write", [&] { s.backend->on_snapshot(*item.snapshot); });
         }
         std::unique_lock<std::mutex> lock(mutex_);
-        acked_ = item.barrier;
+        acked_.store(item.barrier, std::memory_order_release);
         cv_.notify_all();
         if (item.last) return;
         if (item.snapshot != nullptr) continue;

@@ -96,8 +96,10 @@ public:
     bool takes_snapshots_of(const Backend& backend) const { return running_ && backend.wants_spans(); }
     // Drainer thread: the timeline backends get `snapshot` on the writer after every span drained
     // so far (and on_timeline_flush just before it). Does not wait; returns a ticket for
-    // wait_for_snapshot (0: the writer is not running, nothing was sent).
-    std::uint64_t send_snapshot(std::shared_ptr<const Snapshot> snapshot);
+    // wait_for_snapshot (0: nothing was sent: the writer is not running, or `skippable` and the
+    // writer has not yet taken the last one sent, so a writer behind a periodic flush holds at
+    // most one of its snapshots in memory, not one per interval).
+    std::uint64_t send_snapshot(std::shared_ptr<const Snapshot> snapshot, bool skippable = false);
     // Any thread but the drainer and the writer: waits until the snapshot of `ticket` was given to
     // every timeline backend (at once for ticket 0).
     void wait_for_snapshot(std::uint64_t ticket);
@@ -198,6 +200,7 @@ private:
     std::uint64_t last_pass_ticks_ = 0;
     std::uint64_t last_send_ticks_ = 0;
     std::uint64_t next_ticket_ = 1;
+    std::uint64_t last_snapshot_ticket_ = 0;
     bool running_ = false;
 
     // Polled, not signalled per item: waking the writer for every pass preempts the drainer on
@@ -223,7 +226,7 @@ private:
 
     std::mutex mutex_;
     std::condition_variable cv_;
-    std::uint64_t acked_ = 0;
+    std::atomic<std::uint64_t> acked_{0};  // written under mutex_
     std::uint64_t released_ = 0;
     bool wake_ = false;
     std::thread thread_;

@@ -10,7 +10,8 @@
 // Z, a zombie leader stays counted until the whole group ends) and every other thread left is
 // ringprof's, the program has none: a new thread calls exit(0) for it, which ends the session
 // (the exit handler writes every output) and the process, with the status the last thread's end
-// would have given. Checked by the drainer while it is idle, a few times a second: one read of
+// would have given. Checked a few times a second by the drainer while it is idle and by the
+// thread that waits for signals (engine/signal_end.hpp), which outlives sessions: one read of
 // /proc/self/stat.
 #pragma once
 
