@@ -98,8 +98,8 @@ mutation end_ignores_progress core sdk/src/engine/end_patience.hpp \
     ringprof_life_tests 'End.WaitsWhileATimelineBackendMakesProgress'
 # Rings a given-up drainer hands back are never adopted: the next session misses their scopes.
 mutation handed_back_rings_not_adopted core sdk/src/engine/drainer.cpp \
-    'for (ThreadRing* parked : RingRegistry::instance().take_parked()) {' \
-    'for (ThreadRing* parked : std::vector<ThreadRing*>{}) {' \
+    '        for (ThreadRing* parked : RingRegistry::instance().take_parked()) {' \
+    '        for (ThreadRing* parked : std::vector<ThreadRing*>{}) {' \
     ringprof_life_tests 'End.ADrainerGivenUpOnNeverTakesTheNextSessionsScopes'
 # Clock conversion: ticks divided by the rate instead of multiplied.
 mutation ticks_divided_by_rate core sdk/src/engine/clock_calibration.hpp \

@@ -161,9 +161,11 @@ bool Drainer::submit(std::shared_ptr<const std::function<void(Drainer&)>> fn, co
 
 void Drainer::adopt_new_rings() {
     // Rings a drainer the end gave up on handed back after this session started.
-    for (ThreadRing* parked : RingRegistry::instance().take_parked()) {
-        tracks_.push_back(new ThreadTrack(parked, parked->ring().counts()));
-        parked->ring().set_drained(true);
+    if (RingRegistry::instance().has_parked()) {
+        for (ThreadRing* parked : RingRegistry::instance().take_parked()) {
+            tracks_.push_back(new ThreadTrack(parked, parked->ring().counts()));
+            parked->ring().set_drained(true);
+        }
     }
     ThreadRing* ring = nullptr;
     while (RingRegistry::instance().next_announced(ring)) tracks_.push_back(new ThreadTrack(ring));
