@@ -101,6 +101,10 @@ mutation handed_back_rings_not_adopted core sdk/src/engine/drainer.cpp \
     '        for (ThreadRing* parked : RingRegistry::instance().take_parked()) {' \
     '        for (ThreadRing* parked : std::vector<ThreadRing*>{}) {' \
     ringprof_life_tests 'End.ADrainerGivenUpOnNeverTakesTheNextSessionsScopes'
+# A signal at its default action is left to kill the process before the outputs are written.
+mutation default_signal_not_taken core sdk/src/engine/signal_end.cpp \
+    '        act.sa_handler = on_signal;' '        act.sa_handler = SIG_DFL;' \
+    ringprof_life_tests '*DefaultAction*'
 # Clock conversion: ticks divided by the rate instead of multiplied.
 mutation ticks_divided_by_rate core sdk/src/engine/clock_calibration.hpp \
     'return static_cast<double>(ticks) * ns_per_tick();' 'return static_cast<double>(ticks) / ns_per_tick();' \
