@@ -8,9 +8,7 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import textwrap
-import time
 
 import pytest
 
