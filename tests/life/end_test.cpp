@@ -131,6 +131,38 @@ TEST(End, WritesTheAggregatesWhenATimelineBackendNeverReturns) {
     EXPECT_EQ(count_of(text, "the output of never_returns may be incomplete"), 1) << "names what is left: " << text;
 }
 
+// Another thread's flush() waits for a writer that never returns when main returns: the end
+// gives up on that call after the bound (an idle drainer is no progress) and still writes the
+// aggregates.
+TEST(End, AFlushWaitingForAStuckWriterHoldsExitForABoundedTimeAndTheAggregatesAreWritten) {
+    TempDir dir;
+    const std::string err = dir.str() + "/stderr.txt";
+    const Outcome o = run_bounded(
+        [&] {
+            record_to(dir, "flushing");
+            detail::set_exit_wait_for_testing(300ms);
+            { PROF_SCOPE("first"); }
+            Session::current()->add_backend(std::make_unique<NeverReturns>());
+            for (int i = 0; i < 1000; ++i) {
+                PROF_SCOPE("work");
+            }
+            std::atomic<bool> flushing{false};
+            std::thread([&flushing] {
+                flushing = true;
+                flush();  // waits for the stuck writer for good
+            }).detach();
+            while (!flushing) std::this_thread::sleep_for(1ms);
+            std::this_thread::sleep_for(50ms);
+            return 0;
+        },
+        stderr_to(err, 60s));
+    ASSERT_TRUE(o.finished) << "exit waited for a flush that never returns";
+    EXPECT_EQ(o.exit_code, 0);
+    EXPECT_EQ(count_in_timers(dir.str() + "/flushing_timers.json", "work"), 1000u) << "the aggregates are whole";
+    const std::string text = read_all(err);
+    EXPECT_EQ(count_of(text, "gave up on the timeline writer"), 1) << text;
+}
+
 // The drainer's final snapshot blocks until released; the end gives up on it, and the next
 // session records on the same thread. The given-up drainer must never keep that thread's ring:
 // the next session sees every scope.

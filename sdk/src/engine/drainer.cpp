@@ -327,7 +327,7 @@ void Drainer::run_commands() {
     survive(g_failed_pass, [&] { drain_all(); });
     for (const Command& c : batch) {
         survive(g_failed_command, [&] { (*c.fn)(*this); });
-        drainer_pass_done();  // progress, for an end waiting on this drainer
+        progress_.fetch_add(1, std::memory_order_relaxed);
     }
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -356,6 +356,7 @@ void Drainer::loop() {
         std::uint64_t events = 0;
         survive(g_failed_pass, [&] { events = pass(); });
         const bool calm = calm_;  // of this pass, not of the drains commands make right after it
+        if (events != 0) progress_.fetch_add(1, std::memory_order_relaxed);
         run_commands();
         if (periodic_ms_ != 0 && std::chrono::steady_clock::now() >= next_periodic) {
             survive(g_failed_command, [&] {
@@ -371,6 +372,7 @@ void Drainer::loop() {
             if (stopping_ && !abandoned_.load(std::memory_order_relaxed)) {
                 lock.unlock();
                 survive(g_failed_pass, [&] { drain_all(); });
+                progress_.fetch_add(1, std::memory_order_relaxed);
                 run_commands();
                 lock.lock();
                 finished_ = true;

@@ -71,6 +71,9 @@ public:
     // The same, waiting while the drainer makes progress: false if `fn` has not finished when it
     // stops moving (it may still run later; it is copied, so the caller's frame may go).
     bool run_until(const std::function<void(Drainer&)>& fn, const EndPatience& patience);
+    // Moves when the drainer gets work done (a pass that read events, a command run); an idle
+    // pass is no progress, so a wait on something else the drainer is not doing still ends.
+    std::uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
     // The backend the drainer is calling now, if any (named when the end gives up on it).
     const char* calling() const { return calling_.load(std::memory_order_relaxed); }
     void set_calling(const char* backend) { calling_.store(backend, std::memory_order_relaxed); }
@@ -128,6 +131,7 @@ private:
     // The end gave up on this drainer: touch no ring again (see stop_until).
     std::atomic<bool> abandoned_{false};
     std::atomic<const char*> calling_{nullptr};
+    std::atomic<std::uint64_t> progress_{0};
     std::vector<Command> commands_;
     std::uint64_t next_ticket_ = 1;
     std::uint64_t completed_ticket_ = 0;

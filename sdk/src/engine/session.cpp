@@ -226,10 +226,11 @@ SessionImpl::~SessionImpl() {
 }
 
 detail::EndPatience SessionImpl::end_patience() const {
-    // Either thread moving counts: the drainer's final snapshot waits on nothing of the writer's,
-    // but a pin may be waiting on a flush that waits on the writer.
+    // Either thread getting work done counts: the drainer's final snapshot waits on nothing of the
+    // writer's, but a pin may be waiting on a flush that waits on the writer.
+    const detail::Drainer* d = &drainer;
     const detail::TimelineWriter* writer = timeline.get();
-    return detail::EndPatience{exit_still(), [writer] { return detail::drainer_passes() + writer->progress(); }};
+    return detail::EndPatience{exit_still(), [d, writer] { return d->progress() + writer->progress(); }};
 }
 
 std::string SessionImpl::names_of_backends(bool on_writer) const {
@@ -425,11 +426,12 @@ Session::~Session() {
             g_current = nullptr;
             g_current_impl = nullptr;
         }
-        // A call that does not return within the bound is itself waiting for a blocked
-        // drainer: the session is then left as it is.
+        // A call that does not return while ringprof's threads make progress is itself waiting
+        // for a blocked one: the session still ends (its end says what it could not finish), but
+        // is never destroyed, as that call may still use it.
         if (!impl_->end_patience().wait(lock, *g_unpinned, [&] { return impl_->pins == 0; })) {
             lock.unlock();
-            say_exit_did_not_wait("drainer", impl_->drainer.calling(), "every output");
+            impl_->stop();
             detail::keep_abandoned(impl_.release());
             return;
         }

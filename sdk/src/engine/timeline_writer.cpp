@@ -251,10 +251,7 @@ void TimelineWriter::guarded(const Sink& s, const char* stage, const std::functi
     calling_.store(s.backend->name(), std::memory_order_relaxed);
     struct Returned {
         TimelineWriter& w;
-        ~Returned() {
-            w.calling_.store(nullptr, std::memory_order_relaxed);
-            w.progress_.fetch_add(1, std::memory_order_relaxed);
-        }
+        ~Returned() { w.calling_.store(nullptr, std::memory_order_relaxed); }
     } returned{*this};
     try {
         fn();
@@ -326,7 +323,10 @@ void TimelineWriter::append(const PendingSpan& p, std::int64_t step) {
 
 void TimelineWriter::deliver() {
     if (batch_.spans.empty()) return;
-    for (const Sink& s : sinks_) guarded(s, "spans", [&] { s.backend->on_spans(batch_); });
+    for (const Sink& s : sinks_) {
+        guarded(s, "spans", [&] { s.backend->on_spans(batch_); });
+        progress_.fetch_add(1, std::memory_order_relaxed);  // not the idle calls: they are no work done
+    }
     batch_.spans.clear();
 }
 

@@ -103,7 +103,8 @@ public:
     // Any thread but the drainer and the writer: waits until the snapshot of `ticket` was given to
     // every timeline backend (at once for ticket 0).
     void wait_for_snapshot(std::uint64_t ticket);
-    // Moves whenever the writer gets on with its work (an item taken, a batch delivered).
+    // Moves whenever the writer gets on with its work (an item taken, a batch delivered to a
+    // backend), never while it idles.
     std::uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
     // The backend the writer is calling now, if any (named when the end gives up on it).
     const char* calling() const { return calling_.load(std::memory_order_relaxed); }
