@@ -349,6 +349,7 @@ void Drainer::loop() {
             park_tracks();
             std::lock_guard<std::mutex> lock(mutex_);
             finished_ = true;
+            thread_.detach();  // nobody joins a drainer given up on
             done_.notify_all();
             return;
         }

@@ -85,10 +85,28 @@ void stop_default_session_at_exit() {
     std::lock_guard<std::mutex> starting(*g_start_mutex);
     g_exiting = true;
     Session* s = nullptr;
+    SessionImpl* impl = nullptr;
     {
         std::lock_guard<std::mutex> lock(*g_mutex);
         s = g_default;
         g_default = nullptr;
+        if (s != nullptr && g_current == s) impl = g_current_impl;
+    }
+    if (impl != nullptr && impl->owner_pid == ::getpid()) {
+        // As ~Session does, but here a call still pinned past the bound keeps the Session object
+        // itself alive too (the call reads it): the session ends, nothing is freed.
+        detail::g_state.store(detail::kOff, std::memory_order_release);
+        std::unique_lock<std::mutex> lock(*g_mutex);
+        if (g_current == s) {
+            g_current = nullptr;
+            g_current_impl = nullptr;
+        }
+        if (!impl->end_patience().wait(lock, *g_unpinned, [&] { return impl->pins == 0; })) {
+            lock.unlock();
+            impl->stop();
+            detail::keep_abandoned(s);
+            return;
+        }
     }
     delete s;  // the destructor does nothing in a process that did not start it
 }
