@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import textwrap
+import time
 
 import pytest
 
@@ -145,3 +146,32 @@ def test_sys_exit_in_the_child_of_a_fork_from_a_thread_ends_the_child(tmp_path):
     with open(os.path.join(out_dir, "end_%d_timers.json" % result["pid"])) as f:
         node = child(json.load(f), "in_child")
     assert node is not None and node["count"] == 1
+
+
+def test_a_pool_worker_ended_by_terminate_writes_its_files(tmp_path):
+    # `with Pool(...)` calls terminate() on leaving the block: SIGTERM to each worker.
+    proc, out_dir = start(tmp_path, """
+    import multiprocessing, os, ringprof
+
+    def task(n):
+        for _ in range(n):
+            with ringprof.scope("pool_step"):
+                pass
+        return os.getpid()
+
+    if __name__ == "__main__":
+        with ringprof.scope("parent"):
+            pass
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            print(pool.map(task, [4])[0])
+    """)
+    rc, out, err = finish(proc)
+    assert rc == 0, err
+    pid = int(out.strip().splitlines()[-1])
+    deadline = time.monotonic() + DEADLINE_SECONDS  # the worker may still be writing as the parent exits
+    path_ = os.path.join(out_dir, "end_%d_timers.json" % pid)
+    while not os.path.exists(path_) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    with open(path_) as f:
+        node = child(json.load(f), "pool_step")
+    assert node is not None and node["count"] == 4
