@@ -185,6 +185,7 @@ TEST(End, ADrainerGivenUpOnNeverTakesTheNextSessionsScopes) {
             c.output_dir = dir.str();
             c.run_id = "first";
             c.backends = {"timers"};
+            c.flush_interval_ms = 1;  // a periodic drain right after the held call returns, too
             detail::set_exit_wait_for_testing(300ms);
             g_hold_final = true;
             {
@@ -196,11 +197,22 @@ TEST(End, ADrainerGivenUpOnNeverTakesTheNextSessionsScopes) {
             }  // gives up on its drainer
             g_hold_final = false;  // which then returns
             c.run_id = "second";
+            c.flush_interval_ms = 0;
             Session second(c);
-            constexpr std::uint64_t kScopes = 1000;
-            for (std::uint64_t i = 0; i < kScopes; ++i) {
+            constexpr std::uint64_t kPerThread = 1000;
+            constexpr std::uint64_t kScopes = 4 * kPerThread;  // this thread's ring, and three new ones
+            std::vector<std::thread> threads;
+            for (int t = 0; t < 3; ++t) {
+                threads.emplace_back([] {
+                    for (std::uint64_t i = 0; i < kPerThread; ++i) {
+                        PROF_SCOPE("in_second");
+                    }
+                });
+            }
+            for (std::uint64_t i = 0; i < kPerThread; ++i) {
                 PROF_SCOPE("in_second");
             }
+            for (auto& t : threads) t.join();
             // The given-up drainer hands the ring back once its call returns; wait for it.
             std::uint64_t seen = 0;
             for (int wait = 0; wait < 30'000 && seen != kScopes; ++wait) {

@@ -108,7 +108,7 @@ bool Drainer::stop_until(const EndPatience& patience) {
         stopping_ = true;
         ring_doorbell();
         if (!patience.wait(lock, done_, [&] { return finished_; })) {
-            abandoned_.store(true, std::memory_order_relaxed);
+            abandoned_.store(true);
             return false;
         }
     }
@@ -145,7 +145,7 @@ bool Drainer::run_until(const std::function<void(Drainer&)>& fn, const EndPatien
         return true;
     }
     if (submit(std::make_shared<const std::function<void(Drainer&)>>(fn), patience)) return true;
-    abandoned_.store(true, std::memory_order_relaxed);
+    abandoned_.store(true);
     return false;
 }
 
@@ -172,6 +172,9 @@ void Drainer::adopt_new_rings() {
 }
 
 std::uint64_t Drainer::pass() {
+    // Given up on: every ring read or adopted now may hold a later session's scopes (a command or
+    // periodic task that returns late still drains before the loop sees the flag).
+    if (abandoned_.load()) return 0;
     adopt_new_rings();
     std::uint64_t events = 0;
     urgent_ = false;
@@ -343,7 +346,7 @@ void Drainer::loop() {
     auto next_last_thread_check = std::chrono::steady_clock::now() + kLastThreadCheck;
     for (;;) {
         fork_pause_point();
-        if (abandoned_.load(std::memory_order_relaxed)) {
+        if (abandoned_.load()) {
             // The end went on without this drainer while it was blocked: whatever the rings hold
             // now may be a later session's, so they go back unread.
             park_tracks();
@@ -370,7 +373,7 @@ void Drainer::loop() {
         const std::uint32_t seen = doorbell();
         {
             std::unique_lock<std::mutex> lock(mutex_);
-            if (stopping_ && !abandoned_.load(std::memory_order_relaxed)) {
+            if (stopping_ && !abandoned_.load()) {
                 lock.unlock();
                 survive(g_failed_pass, [&] { drain_all(); });
                 progress_.fetch_add(1, std::memory_order_relaxed);
