@@ -14,13 +14,10 @@
 #include <vector>
 
 #include "bounded_process.hpp"
+#include "engine/session_impl.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
-
-namespace ringprof::detail {
-void set_exit_wait_for_testing(std::chrono::milliseconds wait) noexcept;
-}
 
 namespace ringprof::testing {
 namespace {
@@ -74,7 +71,7 @@ public:
     }
 };
 
-void record_to(const TempDir& dir, const char* run_id) {
+void record_timers_to(const TempDir& dir, const char* run_id) {
     set_env("RINGPROF_OUTPUT_DIR", dir.str());
     set_env("RINGPROF_RUN_ID", run_id);
     set_env("RINGPROF_BACKENDS", "timers");
@@ -90,7 +87,7 @@ TEST(End, WaitsWhileATimelineBackendMakesProgress) {
     constexpr long kScopes = 100'000;
     const Outcome o = run_bounded(
         [&] {
-            record_to(dir, "slow");
+            record_timers_to(dir, "slow");
             detail::set_exit_wait_for_testing(2000ms);
             { PROF_SCOPE("first"); }
             Session::current()->add_backend(std::make_unique<SlowSpans>(got, 50us));
@@ -113,7 +110,7 @@ TEST(End, WritesTheAggregatesWhenATimelineBackendNeverReturns) {
     const std::string err = dir.str() + "/stderr.txt";
     const Outcome o = run_bounded(
         [&] {
-            record_to(dir, "stuck");
+            record_timers_to(dir, "stuck");
             detail::set_exit_wait_for_testing(300ms);
             { PROF_SCOPE("first"); }
             Session::current()->add_backend(std::make_unique<NeverReturns>());
@@ -140,7 +137,7 @@ TEST(End, AFlushWaitingForAStuckWriterHoldsExitForABoundedTimeAndTheAggregatesAr
     const std::string err = dir.str() + "/stderr.txt";
     const Outcome o = run_bounded(
         [&] {
-            record_to(dir, "flushing");
+            record_timers_to(dir, "flushing");
             detail::set_exit_wait_for_testing(300ms);
             { PROF_SCOPE("first"); }
             Session::current()->add_backend(std::make_unique<NeverReturns>());

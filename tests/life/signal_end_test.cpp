@@ -29,7 +29,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string read_all(const std::string& path) {
+std::string read_file_bytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
@@ -37,7 +37,7 @@ std::string read_all(const std::string& path) {
 // Events named `name` in a trace.json.gz whose gzip stream ends properly and whose JSON parses
 // whole; -1 if it does not.
 long spans_in_trace(const std::string& path, std::string_view name) {
-    const std::string data = read_all(path);
+    const std::string data = read_file_bytes(path);
     z_stream z{};
     inflateInit2(&z, 15 + 16);
     std::string json;
@@ -67,7 +67,7 @@ long spans_in_trace(const std::string& path, std::string_view name) {
     return n;
 }
 
-void record_to(const TempDir& dir, const char* run_id) {
+void record_signalled_run_to(const TempDir& dir, const char* run_id) {
     set_env("RINGPROF_OUTPUT_DIR", dir.str());
     set_env("RINGPROF_RUN_ID", run_id);
     set_env("RINGPROF_BACKENDS", "timers,trace");
@@ -94,7 +94,7 @@ TEST_P(DefaultAction, WritesEveryOutputWholeAndTheProcessStillDiesOfTheSignal) {
     TempDir dir;
     const Outcome o = run_bounded(
         [&] {
-            record_to(dir, "signalled");
+            record_signalled_run_to(dir, "signalled");
             record_work();
             ::kill(::getpid(), sig);
             for (;;) std::this_thread::sleep_for(10ms);  // until the signal ends the process
@@ -114,7 +114,7 @@ TEST(SignalEnd, AHandlerInstalledBeforeTheSessionStaysTheProgramsOwn) {
     TempDir dir;
     const Outcome o = run_bounded(
         [&] {
-            record_to(dir, "own_before");
+            record_signalled_run_to(dir, "own_before");
             ::signal(SIGTERM, exits_seven);
             record_work();  // the session starts here
             ::kill(::getpid(), SIGTERM);
@@ -130,7 +130,7 @@ TEST(SignalEnd, AHandlerInstalledAfterTheSessionStartedWins) {
     TempDir dir;
     const Outcome o = run_bounded(
         [&] {
-            record_to(dir, "own_after");
+            record_signalled_run_to(dir, "own_after");
             record_work();
             ::signal(SIGTERM, exits_seven);
             ::kill(::getpid(), SIGTERM);
@@ -146,7 +146,7 @@ TEST(SignalEnd, AnIgnoredSignalStaysIgnored) {
     TempDir dir;
     const Outcome o = run_bounded(
         [&] {
-            record_to(dir, "ignored");
+            record_signalled_run_to(dir, "ignored");
             ::signal(SIGHUP, SIG_IGN);
             record_work();
             ::kill(::getpid(), SIGHUP);
@@ -170,7 +170,7 @@ TEST(LastThread, AProgramWhoseEveryThreadEndedExitsWithItsOutputsWhole) {
     TempDir dir;
     const Outcome o = run_bounded(
         [&] {
-            record_to(dir, "last_thread");
+            record_signalled_run_to(dir, "last_thread");
             std::thread([] {
                 record_work();
                 std::this_thread::sleep_for(100ms);  // the first thread has ended by now
