@@ -92,6 +92,19 @@ mutation live_thread_drops_left_out core sdk/src/engine/drainer.cpp \
 mutation range_ignores_queue_room core sdk/src/engine/drainer.cpp \
     'const std::uint64_t split = head - tail <= fits ? head : tail + fits;' 'const std::uint64_t split = head;' \
     ringprof_timeline_tests 'TimelineWriter.*'
+# The end's patience: progress is not noticed, so a slow but working writer is given up on.
+mutation end_ignores_progress core sdk/src/engine/end_patience.hpp \
+    '                last_move = now;' '                (void)now;' \
+    ringprof_life_tests 'End.WaitsWhileATimelineBackendMakesProgress'
+# Rings a given-up drainer hands back are never adopted: the next session misses their scopes.
+mutation handed_back_rings_not_adopted core sdk/src/engine/drainer.cpp \
+    '        for (ThreadRing* parked : RingRegistry::instance().take_parked()) {' \
+    '        for (ThreadRing* parked : std::vector<ThreadRing*>{}) {' \
+    ringprof_life_tests 'End.ADrainerGivenUpOnNeverTakesTheNextSessionsScopes'
+# A signal at its default action is left to kill the process before the outputs are written.
+mutation default_signal_not_taken core sdk/src/engine/signal_end.cpp \
+    '        act.sa_handler = on_signal;' '        act.sa_handler = SIG_DFL;' \
+    ringprof_life_tests '*DefaultAction*'
 # Clock conversion: ticks divided by the rate instead of multiplied.
 mutation ticks_divided_by_rate core sdk/src/engine/clock_calibration.hpp \
     'return static_cast<double>(ticks) * ns_per_tick();' 'return static_cast<double>(ticks) / ns_per_tick();' \

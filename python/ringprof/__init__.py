@@ -28,6 +28,7 @@ from ._ringprof import (  # noqa: F401  (the public API)
 from . import _ringprof
 from ._profile import Profile, plot  # noqa: F401
 from . import _forked_workers  # noqa: F401  (multiprocessing workers write their files)
+from . import _process_end  # noqa: F401  (the session ends at Python's exit)
 from ._version import __version__  # noqa: F401
 
 __all__ = ["scope", "function", "step", "gauge", "flush", "enable", "disable", "is_enabled",

@@ -11,6 +11,7 @@
 #include "engine/session_impl.hpp"
 #include "engine/thread_role.hpp"
 #include "process/fork_gate.hpp"
+#include "process/last_thread.hpp"
 #include "process/quiet_thread.hpp"
 
 namespace ringprof::detail {
@@ -32,6 +33,9 @@ constexpr auto kBusySleep = std::chrono::microseconds(100);
 constexpr auto kCalmSleep = std::chrono::microseconds(1000);
 constexpr auto kMaxSleep = std::chrono::microseconds(2000);
 constexpr std::uint64_t kUrgentFillDivisor = 4;  // a ring a quarter full is read again at once
+// How often an idle drainer looks whether the program has any thread left (last_thread.hpp): a
+// process whose last thread ended lingers this long at most, for one read of /proc a time.
+constexpr auto kLastThreadCheck = std::chrono::milliseconds(250);
 
 // How many events of a range surely make at most `room` spans and gauge samples, `depth` scopes
 // being open where it starts: a span closes a scope opened before the range or in it, a gauge
@@ -95,15 +99,18 @@ void Drainer::refill_hot_segments_for_session() {
     }
 }
 
-void Drainer::stop() { stop_until(std::chrono::steady_clock::time_point::max()); }
+void Drainer::stop() { stop_until(unbounded_patience()); }
 
-bool Drainer::stop_until(std::chrono::steady_clock::time_point deadline) {
+bool Drainer::stop_until(const EndPatience& patience) {
     if (!thread_.joinable()) return true;
     {
         std::unique_lock<std::mutex> lock(mutex_);
         stopping_ = true;
         ring_doorbell();
-        if (!done_.wait_until(lock, deadline, [&] { return finished_; })) return false;
+        if (!patience.wait(lock, done_, [&] { return finished_; })) {
+            abandoned_.store(true);
+            return false;
+        }
     }
     thread_.join();
     drainer_stopped();
@@ -129,34 +136,45 @@ void Drainer::run(const std::function<void(Drainer&)>& fn) {
     }
     // Not owned: this call waits for it to finish.
     submit(std::shared_ptr<const std::function<void(Drainer&)>>(std::shared_ptr<void>(), &fn),
-           std::chrono::steady_clock::time_point::max());
+           unbounded_patience());
 }
 
-bool Drainer::run_until(const std::function<void(Drainer&)>& fn, std::chrono::steady_clock::time_point deadline) {
+bool Drainer::run_until(const std::function<void(Drainer&)>& fn, const EndPatience& patience) {
     if (std::this_thread::get_id() == thread_.get_id()) {
         run(fn);
         return true;
     }
-    return submit(std::make_shared<const std::function<void(Drainer&)>>(fn), deadline);
+    if (submit(std::make_shared<const std::function<void(Drainer&)>>(fn), patience)) return true;
+    abandoned_.store(true);
+    return false;
 }
 
-bool Drainer::submit(std::shared_ptr<const std::function<void(Drainer&)>> fn,
-                     std::chrono::steady_clock::time_point deadline) {
+bool Drainer::submit(std::shared_ptr<const std::function<void(Drainer&)>> fn, const EndPatience& patience) {
     std::unique_lock<std::mutex> lock(mutex_);
     // Nothing would run it: the drainer never started, or the caller raced with the session's end.
     if (!thread_.joinable() || stopping_) return true;
     const std::uint64_t ticket = next_ticket_++;
     commands_.push_back(Command{std::move(fn), ticket});
     ring_doorbell();
-    return done_.wait_until(lock, deadline, [&] { return completed_ticket_ >= ticket; });
+    return patience.wait(lock, done_, [&] { return completed_ticket_ >= ticket; });
 }
 
 void Drainer::adopt_new_rings() {
+    // Rings a drainer the end gave up on handed back after this session started.
+    if (RingRegistry::instance().has_parked()) {
+        for (ThreadRing* parked : RingRegistry::instance().take_parked()) {
+            tracks_.push_back(new ThreadTrack(parked, parked->ring().counts()));
+            parked->ring().set_drained(true);
+        }
+    }
     ThreadRing* ring = nullptr;
     while (RingRegistry::instance().next_announced(ring)) tracks_.push_back(new ThreadTrack(ring));
 }
 
 std::uint64_t Drainer::pass() {
+    // Given up on: every ring read or adopted now may hold a later session's scopes (a command or
+    // periodic task that returns late still drains before the loop sees the flag).
+    if (abandoned_.load()) return 0;
     adopt_new_rings();
     std::uint64_t events = 0;
     urgent_ = false;
@@ -310,7 +328,10 @@ void Drainer::run_commands() {
     }
     if (batch.empty()) return;
     survive(g_failed_pass, [&] { drain_all(); });
-    for (const Command& c : batch) survive(g_failed_command, [&] { (*c.fn)(*this); });
+    for (const Command& c : batch) {
+        survive(g_failed_command, [&] { (*c.fn)(*this); });
+        progress_.fetch_add(1, std::memory_order_relaxed);
+    }
     {
         std::lock_guard<std::mutex> lock(mutex_);
         completed_ticket_ = std::max(completed_ticket_, batch.back().ticket);
@@ -322,12 +343,24 @@ void Drainer::loop() {
     take_role(ThreadRole::Drainer);
     auto sleep = kBusySleep;
     auto next_periodic = std::chrono::steady_clock::now() + std::chrono::milliseconds(periodic_ms_);
+    auto next_last_thread_check = std::chrono::steady_clock::now() + kLastThreadCheck;
     for (;;) {
         fork_pause_point();
+        if (abandoned_.load()) {
+            // The end went on without this drainer while it was blocked: whatever the rings hold
+            // now may be a later session's, so they go back unread.
+            park_tracks();
+            std::lock_guard<std::mutex> lock(mutex_);
+            finished_ = true;
+            thread_.detach();  // nobody joins a drainer given up on
+            done_.notify_all();
+            return;
+        }
         clock_.refresh();  // one tick read unless the calibration's baseline has doubled
         std::uint64_t events = 0;
         survive(g_failed_pass, [&] { events = pass(); });
         const bool calm = calm_;  // of this pass, not of the drains commands make right after it
+        if (events != 0) progress_.fetch_add(1, std::memory_order_relaxed);
         run_commands();
         if (periodic_ms_ != 0 && std::chrono::steady_clock::now() >= next_periodic) {
             survive(g_failed_command, [&] {
@@ -340,9 +373,10 @@ void Drainer::loop() {
         const std::uint32_t seen = doorbell();
         {
             std::unique_lock<std::mutex> lock(mutex_);
-            if (stopping_) {
+            if (stopping_ && !abandoned_.load()) {
                 lock.unlock();
                 survive(g_failed_pass, [&] { drain_all(); });
+                progress_.fetch_add(1, std::memory_order_relaxed);
                 run_commands();
                 lock.lock();
                 finished_ = true;
@@ -353,6 +387,10 @@ void Drainer::loop() {
         }
         sleep = events != 0 ? (calm ? kCalmSleep : kBusySleep)
                             : std::min(sleep * 2, std::chrono::duration_cast<std::chrono::microseconds>(kMaxSleep));
+        if (events == 0 && std::chrono::steady_clock::now() >= next_last_thread_check) {
+            next_last_thread_check = std::chrono::steady_clock::now() + kLastThreadCheck;
+            if (only_ringprofs_threads_left()) exit_for_the_programs_last_thread();
+        }
         ForkGateBlocked asleep;
         sleep_until_rung(seen, sleep);
     }

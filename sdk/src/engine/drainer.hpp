@@ -5,6 +5,7 @@
 // between passes. It also grows the rings of hot threads (ring_room.hpp).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -17,6 +18,7 @@
 
 #include "engine/aggregator.hpp"
 #include "engine/clock_calibration.hpp"
+#include "engine/end_patience.hpp"
 #include "engine/thread_track.hpp"
 
 namespace ringprof::detail {
@@ -55,18 +57,26 @@ public:
     bool start();
     // Reads every ring to its end, stops the thread and parks the rings for a later session.
     void stop();
-    // The same, waiting for the thread until `deadline` at most: false if it did not finish by
-    // then (blocked in a backend), in which case it still runs and this Drainer must never be
-    // destroyed.
-    bool stop_until(std::chrono::steady_clock::time_point deadline);
+    // The same, waiting for the thread while it makes progress: false if it stopped moving for the
+    // patience's bound before finishing (blocked in a backend), in which case it still runs and
+    // this Drainer must never be destroyed. Given up on, it never reads a ring again: when its
+    // blocked call returns, it hands its rings back to the registry unread (a later session's
+    // drainer adopts them, with whatever was recorded into them since) and ends.
+    bool stop_until(const EndPatience& patience);
 
     // Runs `fn` on the drainer thread right after a full pass and waits for it to finish. From
     // the drainer thread itself (a periodic task), runs it at once. Once stop() has begun, or if
     // the thread never started, returns without running it.
     void run(const std::function<void(Drainer&)>& fn);
-    // The same, waiting until `deadline` at most: false if `fn` has not finished by then (it may
-    // still run later; it is copied, so the caller's frame may go).
-    bool run_until(const std::function<void(Drainer&)>& fn, std::chrono::steady_clock::time_point deadline);
+    // The same, waiting while the drainer makes progress: false if `fn` has not finished when it
+    // stops moving (it may still run later; it is copied, so the caller's frame may go).
+    bool run_until(const std::function<void(Drainer&)>& fn, const EndPatience& patience);
+    // Moves when the drainer gets work done (a pass that read events, a command run); an idle
+    // pass is no progress, so a wait on something else the drainer is not doing still ends.
+    std::uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
+    // The backend the drainer is calling now, if any (named when the end gives up on it).
+    const char* calling() const { return calling_.load(std::memory_order_relaxed); }
+    void set_calling(const char* backend) { calling_.store(backend, std::memory_order_relaxed); }
 
     // For commands (drainer thread only).
     Aggregator& aggregator() { return aggregator_; }
@@ -116,9 +126,12 @@ private:
         std::shared_ptr<const std::function<void(Drainer&)>> fn;
         std::uint64_t ticket;
     };
-    // Queues `fn` and waits for it until `deadline`; false if it has not run by then.
-    bool submit(std::shared_ptr<const std::function<void(Drainer&)>> fn,
-                std::chrono::steady_clock::time_point deadline);
+    // Queues `fn` and waits for it; false if the drainer stopped moving before it ran.
+    bool submit(std::shared_ptr<const std::function<void(Drainer&)>> fn, const EndPatience& patience);
+    // The end gave up on this drainer: touch no ring again (see stop_until).
+    std::atomic<bool> abandoned_{false};
+    std::atomic<const char*> calling_{nullptr};
+    std::atomic<std::uint64_t> progress_{0};
     std::vector<Command> commands_;
     std::uint64_t next_ticket_ = 1;
     std::uint64_t completed_ticket_ = 0;

@@ -115,10 +115,12 @@ void RingRegistry::park(std::vector<ThreadRing*> rings) {
     for (ThreadRing* r : rings) r->ring().set_drained(false);
     std::lock_guard<std::mutex> lock(mutex_);
     parked_.insert(parked_.end(), rings.begin(), rings.end());
+    has_parked_.store(!parked_.empty(), std::memory_order_release);
 }
 
 std::vector<ThreadRing*> RingRegistry::take_parked() {
     std::lock_guard<std::mutex> lock(mutex_);
+    has_parked_.store(false, std::memory_order_release);
     return std::exchange(parked_, {});
 }
 

@@ -40,6 +40,9 @@ public:
     void recycle(ThreadRing* ring);             // a retired ring, fully drained (grown: freed)
     void park(std::vector<ThreadRing*> rings);  // a stopping session's live rings
     std::vector<ThreadRing*> take_parked();
+    // Whether park() has rings waiting, without the lock (a running drainer looks every pass for
+    // rings a drainer the end gave up on handed back late).
+    bool has_parked() const { return has_parked_.load(std::memory_order_acquire); }
 
     // In a forked child: the parent's threads do not exist here, so forget every ring (their
     // memory is left alone: scopes still open on the forking thread's stack may write to it).
@@ -52,6 +55,7 @@ private:
     std::mutex mutex_;  // guards the pool and the parked list; never taken by a marker
     std::vector<ThreadRing*> pool_;
     std::vector<ThreadRing*> parked_;
+    std::atomic<bool> has_parked_{false};  // !parked_.empty(), written under mutex_
     std::uint64_t next_serial_ = 1;
     std::atomic<std::uint64_t> rings_allocated_{0};
 };

@@ -23,6 +23,7 @@
 #include "ringprof/output_files.hpp"
 #include "ringprof/version.hpp"
 #include "engine/session_impl.hpp"
+#include "engine/signal_end.hpp"
 #include "engine/thread_role.hpp"
 
 namespace ringprof {
@@ -45,18 +46,19 @@ std::atomic<std::uint64_t (*)()> g_custom_clock{nullptr};
 bool g_handlers_installed = false;
 std::atomic<std::int64_t> g_exit_wait_ms_for_testing{0};
 
-std::chrono::milliseconds exit_wait() {
+std::chrono::milliseconds exit_still() {
     const std::int64_t ms = g_exit_wait_ms_for_testing.load(std::memory_order_relaxed);
-    return ms != 0 ? std::chrono::milliseconds(ms) : std::chrono::milliseconds(detail::kMaxExitWait);
+    return ms != 0 ? std::chrono::milliseconds(ms) : std::chrono::milliseconds(detail::kMaxExitStill);
 }
 
-std::chrono::steady_clock::time_point exit_deadline() { return std::chrono::steady_clock::now() + exit_wait(); }
-
-void say_exit_did_not_wait() {
+// The end gave up on one of ringprof's threads: what it was doing, and what is left incomplete.
+void say_exit_did_not_wait(const char* thread, const char* backend, const std::string& incomplete) {
     std::fprintf(stderr,
-                 "ringprof: the session's end waited %.1f s for ringprof's threads (a backend is blocked) and goes "
-                 "on without them; the outputs they were writing may be incomplete\n",
-                 static_cast<double>(exit_wait().count()) / 1000.0);
+                 "ringprof: the session's end gave up on the %s after %.1f s without progress (blocked in %s); "
+                 "it goes on without it, and %s may be incomplete\n",
+                 thread, static_cast<double>(exit_still().count()) / 1000.0,
+                 backend != nullptr ? (std::string("backend '") + backend + "'").c_str() : "a backend",
+                 incomplete.c_str());
 }
 
 std::string host_name() {
@@ -83,10 +85,28 @@ void stop_default_session_at_exit() {
     std::lock_guard<std::mutex> starting(*g_start_mutex);
     g_exiting = true;
     Session* s = nullptr;
+    SessionImpl* impl = nullptr;
     {
         std::lock_guard<std::mutex> lock(*g_mutex);
         s = g_default;
         g_default = nullptr;
+        if (s != nullptr && g_current == s) impl = g_current_impl;
+    }
+    if (impl != nullptr && impl->owner_pid == ::getpid()) {
+        // As ~Session does, but here a call still pinned past the bound keeps the Session object
+        // itself alive too (the call reads it): the session ends, nothing is freed.
+        detail::g_state.store(detail::kOff, std::memory_order_release);
+        std::unique_lock<std::mutex> lock(*g_mutex);
+        if (g_current == s) {
+            g_current = nullptr;
+            g_current_impl = nullptr;
+        }
+        if (!impl->end_patience().wait(lock, *g_unpinned, [&] { return impl->pins == 0; })) {
+            lock.unlock();
+            impl->stop();
+            detail::keep_abandoned(s);
+            return;
+        }
     }
     delete s;  // the destructor does nothing in a process that did not start it
 }
@@ -112,6 +132,7 @@ void after_fork_in_child() {
         g_default = nullptr;
     }
     detail::RingRegistry::reset_after_fork();
+    detail::forget_signal_end_thread_in_child();
     detail::g_state.store(state == detail::kOff ? detail::kOff : detail::kNotStarted, std::memory_order_relaxed);
 }
 
@@ -129,6 +150,21 @@ namespace detail {
 std::mutex& session_mutex() { return *g_mutex; }
 
 void stop_default_session() { stop_default_session_at_exit(); }
+
+void end_sessions_for_signal() {
+    SessionImpl* explicit_one = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(*g_mutex);
+        if (g_current != nullptr && g_current != g_default) explicit_one = g_current_impl;
+    }
+    if (explicit_one != nullptr) {
+        // The program's own Session object is never destroyed now (the process dies next): its
+        // end runs here, and the markers stop first, as in its destructor.
+        g_state.store(kOff, std::memory_order_release);
+        explicit_one->stop();
+    }
+    stop_default_session_at_exit();
+}
 
 std::uint64_t ring_capacity_for_new_threads() { return g_ring_capacity.load(std::memory_order_relaxed); }
 
@@ -207,6 +243,23 @@ SessionImpl::~SessionImpl() {
     if (owner_pid == ::getpid()) stop();
 }
 
+detail::EndPatience SessionImpl::end_patience() const {
+    // Either thread getting work done counts: the drainer's final snapshot waits on nothing of the
+    // writer's, but a pin may be waiting on a flush that waits on the writer.
+    const detail::Drainer* d = &drainer;
+    const detail::TimelineWriter* writer = timeline.get();
+    return detail::EndPatience{exit_still(), [d, writer] { return d->progress() + writer->progress(); }};
+}
+
+std::string SessionImpl::names_of_backends(bool on_writer) const {
+    std::string names;
+    for (const auto& b : backends) {
+        if (timeline->takes_snapshots_of(*b) != on_writer) continue;
+        names += (names.empty() ? "" : ", ") + std::string(b->name());
+    }
+    return names.empty() ? "nothing" : "the output of " + names;
+}
+
 void SessionImpl::start() {
     marker_cost_ticks = config.custom_clock != nullptr ? 0 : detail::measure_marker_cost_ticks();
     drainer.aggregator().set_marker_cost(marker_cost_ticks, config.subtract_overhead);
@@ -226,7 +279,9 @@ void SessionImpl::start() {
     for (auto& b : backends) timeline->add_backend(b.get());
     if (timeline->has_backends()) attach_spans(nullptr);
     if (config.flush_interval_ms != 0) {
-        drainer.set_periodic(config.flush_interval_ms, [this](detail::Drainer&) { write_snapshot(false); });
+        // Not waited for: the timeline backends take theirs when the writer reaches it.
+        drainer.set_periodic(config.flush_interval_ms,
+                            [this](detail::Drainer&) { write_snapshot(false, /*periodic=*/true); });
     }
     drainer_running = drainer.start();
     if (drainer_running) system_sampler = detail::start_session_sampler(config, problems);
@@ -236,22 +291,28 @@ bool SessionImpl::stop() {
     if (stopped) return true;
     stopped = true;
     if (system_sampler) system_sampler->stop();
-    const auto deadline = exit_deadline();
-    // Each wait is bounded by the same deadline; past it, the threads are left running in
-    // whatever blocks them and nothing they use is touched again.
-    const bool finished = drainer.run_until([this](detail::Drainer&) { write_snapshot(true); }, deadline) &&
-                          drainer.stop_until(deadline) &&
-                          timeline->stop_until(deadline);  // the last spans reach the backends before they close
-    if (!finished) {
-        say_exit_did_not_wait();
+    const detail::EndPatience patience = end_patience();
+    // The final snapshot writes the aggregates (timers, statistics) on the drainer and hands the
+    // timeline backends theirs through the writer's queue, so the aggregates never wait for a
+    // timeline. Past the bound, a thread is left running in whatever blocks it and nothing it
+    // uses is touched again.
+    if (!drainer.run_until([this](detail::Drainer&) { write_snapshot(true); }, patience) ||
+        !drainer.stop_until(patience)) {
+        say_exit_did_not_wait("drainer", drainer.calling(), "every output");
         return false;
     }
+    const bool timeline_done = timeline->stop_until(patience);  // the last spans reach the backends first
     for (auto& b : backends) {
+        if (!timeline_done && timeline->takes_snapshots_of(*b)) continue;  // the writer still uses it
         try {
             b->on_close();
         } catch (const std::exception& e) {
             report(*b, "close", e);
         }
+    }
+    if (!timeline_done) {
+        say_exit_did_not_wait("timeline writer", timeline->calling(), names_of_backends(/*on_writer=*/true));
+        return false;
     }
     run_claim.release();
     return true;
@@ -305,22 +366,23 @@ Snapshot SessionImpl::make_snapshot(bool final) {
     return s;
 }
 
-void SessionImpl::write_snapshot(bool final) {
-    // Every span drained so far reaches the timeline backends first, and the writer stays
-    // parked while the same backends take the snapshot.
-    const auto timeline_hold = timeline->hold();
-    Snapshot s = make_snapshot(final);
+std::uint64_t SessionImpl::write_snapshot(bool final, bool periodic) {
+    auto s = std::make_shared<Snapshot>(make_snapshot(final));
     if (timeline->has_backends()) {
-        s.tree.set_metadata("timeline_dropped_spans", std::to_string(timeline->dropped_spans()));
+        s->tree.set_metadata("timeline_dropped_spans", std::to_string(timeline->dropped_spans()));
     }
-    drop_report.on_snapshot(s, timeline->dropped_spans(), config.on_full, final);
+    drop_report.on_snapshot(*s, timeline->dropped_spans(), config.on_full, final);
     for (auto& b : backends) {
+        if (timeline->takes_snapshots_of(*b)) continue;  // on the writer, below
+        drainer.set_calling(b->name());
         try {
-            b->on_snapshot(s);
+            b->on_snapshot(*s);
         } catch (const std::exception& e) {
             report(*b, "write", e);
         }
+        drainer.set_calling(nullptr);
     }
+    return timeline->send_snapshot(std::move(s), /*skippable=*/periodic);
 }
 
 void SessionImpl::attach_spans(Backend* backend) {
@@ -360,6 +422,7 @@ Session::Session(Config config) {
     detail::set_full_ring_policy(impl_->config.on_full);
     g_custom_clock.store(impl_->config.custom_clock, std::memory_order_relaxed);
     impl_->start();
+    detail::end_on_default_signals();  // after the drainer: the thread the outputs depend on starts first
     {
         // From here API calls reach the session (its drainer runs).
         std::lock_guard<std::mutex> lock(*g_mutex);
@@ -383,11 +446,12 @@ Session::~Session() {
             g_current = nullptr;
             g_current_impl = nullptr;
         }
-        // A call that does not return within the bound is itself waiting for a blocked
-        // drainer: the session is then left as it is.
-        if (!g_unpinned->wait_until(lock, exit_deadline(), [&] { return impl_->pins == 0; })) {
+        // A call that does not return while ringprof's threads make progress is itself waiting
+        // for a blocked one: the session still ends (its end says what it could not finish), but
+        // is never destroyed, as that call may still use it.
+        if (!impl_->end_patience().wait(lock, *g_unpinned, [&] { return impl_->pins == 0; })) {
             lock.unlock();
-            say_exit_did_not_wait();
+            impl_->stop();
             detail::keep_abandoned(impl_.release());
             return;
         }
@@ -400,7 +464,9 @@ void Session::flush() {
     // delivered (writer, which a snapshot waits for) already are the flush; waiting would
     // recurse or deadlock.
     if (detail::t_thread_role != detail::ThreadRole::User) return;
-    impl_->drainer.run([this](detail::Drainer&) { impl_->write_snapshot(false); });
+    std::uint64_t timeline_ticket = 0;
+    impl_->drainer.run([&](detail::Drainer&) { timeline_ticket = impl_->write_snapshot(false); });
+    impl_->timeline->wait_for_snapshot(timeline_ticket);  // here, not on the drainer
 }
 
 Snapshot Session::snapshot() {

@@ -26,14 +26,20 @@ public:
     ~SessionImpl();
 
     void start();
-    // Final snapshot, backends closed, rings parked; waits kMaxExitWait at most for ringprof's
-    // threads. False if they did not finish in time: they still run, the caller must never
-    // destroy this object.
+    // Final snapshot, backends closed, rings parked; waits for ringprof's threads while they make
+    // progress (end_patience). False if one stopped moving first: it still runs, the caller must
+    // never destroy this object.
     bool stop();
+    detail::EndPatience end_patience() const;
+    // "the output of a, b" for the backends that take their snapshots on the writer (or not).
+    std::string names_of_backends(bool on_writer) const;
 
     // Drainer thread only.
     Snapshot make_snapshot(bool final);
-    void write_snapshot(bool final);
+    // The aggregate backends get it now, the timeline backends on the writer (a periodic one only
+    // if the writer has taken the last); returns the writer's ticket for it
+    // (TimelineWriter::wait_for_snapshot).
+    std::uint64_t write_snapshot(bool final, bool periodic = false);
     // Routes spans to `backend` if it wants them (drainer thread, or before the drainer starts;
     // null: only start the timeline writer if a backend wants spans).
     void attach_spans(Backend* backend);
@@ -75,14 +81,16 @@ void stop_default_session();
 // Ring capacity (events) for threads registering now.
 std::uint64_t ring_capacity_for_new_threads();
 
-// How long the end of a session (the exit handler, most often) waits for the drainer and the
-// timeline writer to write the final outputs. Writing them takes milliseconds to seconds (a deep
-// tree, the trace's last compressed blocks), but a machine overloaded hundreds of times over
-// stretched the final snapshot of a small run past 10 s (ExactByDefault at a load average of
-// 500 on two cores), so the bound is well above that; a backend blocked past it (on a lock, a
-// full pipe, a hung network mount) is not waited for, and exit goes on without the outputs still
-// being written, saying so.
-inline constexpr std::chrono::seconds kMaxExitWait{30};
+// How long the end of a session (the exit handler, most often) waits for the drainer or the
+// timeline writer once it stops making progress (end_patience.hpp): while they move, it waits.
+// Between two moves lies one backend call (one snapshot written, one batch of 8,192 spans
+// compressed); a machine overloaded hundreds of times over stretched a small run's final
+// snapshot past 10 s (ExactByDefault at a load average of 500 on two cores), so the bound is
+// well above that. A backend that does not return from one call within it (blocked on a lock, a
+// full pipe, a hung network mount) is not waited for: exit goes on, saying which backend and which
+// outputs are left incomplete. The aggregates never wait for the timeline writer, so a blocked
+// timeline costs only the timeline.
+inline constexpr std::chrono::seconds kMaxExitStill{30};
 
 // Scopes the slow path saw closed on another thread than the one that opened them
 // (recorder_slow_path.cpp).
@@ -91,7 +99,7 @@ std::uint64_t foreign_closes() noexcept;
 // dropped scopes.
 std::uint64_t signal_handler_drops() noexcept;
 
-// Tests: the bound used instead of kMaxExitWait (0: kMaxExitWait again).
+// Tests: the bound used instead of kMaxExitStill (0: kMaxExitStill again).
 void set_exit_wait_for_testing(std::chrono::milliseconds wait) noexcept;
 
 // The current session, kept alive for the duration of one API call. A session being destroyed

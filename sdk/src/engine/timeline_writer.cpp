@@ -64,11 +64,11 @@ bool TimelineWriter::start() {
     return true;
 }
 
-void TimelineWriter::stop() { stop_until(std::chrono::steady_clock::time_point::max()); }
+void TimelineWriter::stop() { stop_until(unbounded_patience()); }
 
-bool TimelineWriter::stop_until(std::chrono::steady_clock::time_point deadline) {
+bool TimelineWriter::stop_until(const EndPatience& patience) {
     if (!running_) return true;
-    if (send_barrier(/*last=*/true, deadline) == 0) return false;
+    if (!wait_acked(enqueue_barrier(/*last=*/true), patience)) return false;
     thread_.join();
     running_ = false;
     return true;
@@ -201,23 +201,39 @@ void TimelineWriter::wake_writer() {
     cv_.notify_all();
 }
 
-std::uint64_t TimelineWriter::send_barrier(bool last, std::chrono::steady_clock::time_point deadline) {
+std::uint64_t TimelineWriter::enqueue_barrier(bool last, std::shared_ptr<const Snapshot> snapshot) {
     Item item;
     item.barrier = next_ticket_++;
     item.last = last;
+    item.snapshot = std::move(snapshot);
     const std::uint64_t ticket = item.barrier;
     enqueue(std::move(item));
-    std::unique_lock<std::mutex> lock(mutex_);
-    wake_ = true;
-    cv_.notify_all();
-    ForkGateBlocked blocked;  // on the drainer, waiting for the writer
-    if (!cv_.wait_until(lock, deadline, [&] { return acked_ >= ticket; })) return 0;
+    wake_writer();
     return ticket;
+}
+
+bool TimelineWriter::wait_acked(std::uint64_t ticket, const EndPatience& patience) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ForkGateBlocked blocked;  // waiting for the writer
+    return patience.wait(lock, cv_, [&] { return acked_ >= ticket; });
+}
+
+std::uint64_t TimelineWriter::send_snapshot(std::shared_ptr<const Snapshot> snapshot, bool skippable) {
+    if (!running_) return 0;
+    if (skippable && acked_.load(std::memory_order_acquire) < last_snapshot_ticket_) return 0;
+    last_snapshot_ticket_ = enqueue_barrier(/*last=*/false, std::move(snapshot));
+    return last_snapshot_ticket_;
+}
+
+void TimelineWriter::wait_for_snapshot(std::uint64_t ticket) {
+    if (ticket != 0) wait_acked(ticket, unbounded_patience());
 }
 
 TimelineWriter::Hold TimelineWriter::hold() {
     if (!running_) return Hold(nullptr, 0);
-    return Hold(this, send_barrier(/*last=*/false));
+    const std::uint64_t ticket = enqueue_barrier(/*last=*/false);
+    wait_acked(ticket, unbounded_patience());
+    return Hold(this, ticket);
 }
 
 TimelineWriter::Hold::~Hold() {
@@ -232,6 +248,11 @@ TimelineWriter::Hold::~Hold() {
 // ---------------------------------------------------------------- writer side
 
 void TimelineWriter::guarded(const Sink& s, const char* stage, const std::function<void()>& fn) {
+    calling_.store(s.backend->name(), std::memory_order_relaxed);
+    struct Returned {
+        TimelineWriter& w;
+        ~Returned() { w.calling_.store(nullptr, std::memory_order_relaxed); }
+    } returned{*this};
     try {
         fn();
     } catch (const std::exception& e) {
@@ -303,7 +324,10 @@ void TimelineWriter::append(const PendingSpan& p, std::optional<std::int64_t> st
 
 void TimelineWriter::deliver() {
     if (batch_.spans.empty()) return;
-    for (const Sink& s : sinks_) guarded(s, "spans", [&] { s.backend->on_spans(batch_); });
+    for (const Sink& s : sinks_) {
+        guarded(s, "spans", [&] { s.backend->on_spans(batch_); });
+        progress_.fetch_add(1, std::memory_order_relaxed);  // not the idle calls: they are no work done
+    }
     batch_.spans.clear();
 }
 
@@ -365,6 +389,7 @@ void TimelineWriter::loop() {
             continue;
         }
         poll = std::chrono::duration_cast<std::chrono::microseconds>(kMinPoll);
+        progress_.fetch_add(1, std::memory_order_relaxed);
         if (!survive(g_failed_item, [&] { process(item); })) {
             // The spans of the batch being built are lost, counted (the next batch starts clean).
             dropped_.fetch_add(batch_.spans.size(), std::memory_order_relaxed);
@@ -388,10 +413,14 @@ void TimelineWriter::loop() {
         for (const Sink& s : sinks_) {
             if (s.timeline != nullptr) guarded(s, "flush", [&] { s.timeline->on_timeline_flush(status); });
         }
+        if (item.snapshot != nullptr) {
+            for (const Sink& s : sinks_) guarded(s, "write", [&] { s.backend->on_snapshot(*item.snapshot); });
+        }
         std::unique_lock<std::mutex> lock(mutex_);
-        acked_ = item.barrier;
+        acked_.store(item.barrier, std::memory_order_release);
         cv_.notify_all();
         if (item.last) return;
+        if (item.snapshot != nullptr) continue;
         // Parked: the holder uses the backends (snapshots) until it releases this ticket.
         ForkGateBlocked parked;
         cv_.wait(lock, [&] { return released_ >= item.barrier; });

@@ -28,13 +28,18 @@
 // otherwise that does not fit loses its spans and gauge samples, never its steps. The aggregates
 // are unaffected either way: they are built before this point.
 //
-// Ordering with snapshots: hold() delivers everything drained so far, waits until the writer has
-// handed it to the backends and called on_timeline_flush, and keeps the writer parked until the
-// Hold ends, so the caller may use the same backends (on_snapshot) without a race.
+// Ordering with snapshots: the backends that take spans take their snapshots on the writer too
+// (send_snapshot), after every span drained before it, so they are only ever called from one thread
+// and the drainer never waits for the writer: a writer slowed by compression or a slow disk then
+// costs the timeline its spans (counted), never the drainer its pace or the aggregates their
+// scopes. hold() (tests, benchmarks) delivers everything drained so far, waits until the writer
+// has handed it to the backends and called on_timeline_flush, and keeps the writer parked until
+// the Hold ends.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <condition_variable>
 #include <optional>
 #include <cstdint>
@@ -50,6 +55,7 @@
 
 #include "engine/clock_calibration.hpp"
 #include "engine/drainer.hpp"
+#include "engine/end_patience.hpp"
 #include "ringprof/backend.hpp"
 #include "ringprof/timeline_backend.hpp"
 #include "engine/step_intervals.hpp"
@@ -82,10 +88,27 @@ public:
     bool start();
     // Delivers everything and joins the writer (after the drainer has stopped).
     void stop();
-    // The same, waiting for the writer until `deadline` at most: false if it has not delivered
-    // everything by then (blocked in a backend), in which case it still runs and this writer must
-    // never be destroyed.
-    bool stop_until(std::chrono::steady_clock::time_point deadline);
+    // The same, waiting for the writer while it makes progress: false if it has not delivered
+    // everything when it stops moving for the patience's bound (blocked in a backend), in which
+    // case it still runs and this writer must never be destroyed.
+    bool stop_until(const EndPatience& patience);
+    // Whether `backend` takes its snapshots on the writer (send_snapshot) rather than from the
+    // caller: a backend that wants spans, while the writer runs.
+    bool takes_snapshots_of(const Backend& backend) const { return running_ && backend.wants_spans(); }
+    // Drainer thread: the timeline backends get `snapshot` on the writer after every span drained
+    // so far (and on_timeline_flush just before it). Does not wait; returns a ticket for
+    // wait_for_snapshot (0: nothing was sent: the writer is not running, or `skippable` and the
+    // writer has not yet taken the last one sent, so a writer behind a periodic flush holds at
+    // most one of its snapshots in memory, not one per interval).
+    std::uint64_t send_snapshot(std::shared_ptr<const Snapshot> snapshot, bool skippable = false);
+    // Any thread but the drainer and the writer: waits until the snapshot of `ticket` was given to
+    // every timeline backend (at once for ticket 0).
+    void wait_for_snapshot(std::uint64_t ticket);
+    // Moves whenever the writer gets on with its work (an item taken, a batch delivered to a
+    // backend), never while it idles.
+    std::uint64_t progress() const { return progress_.load(std::memory_order_relaxed); }
+    // The backend the writer is calling now, if any (named when the end gives up on it).
+    const char* calling() const { return calling_.load(std::memory_order_relaxed); }
 
     // Asked before the drainer decodes a range (drainer thread): how many more spans and gauge
     // samples the queue takes now (it only frees room meanwhile), with the filters set in
@@ -129,6 +152,7 @@ private:
         Backend* added = nullptr;
         std::uint64_t barrier = 0;   // nonzero: deliver everything, acknowledge, wait for release
         bool last = false;           // the writer exits after this item
+        std::shared_ptr<const Snapshot> snapshot;  // with a barrier: acknowledged without parking
         std::size_t budget = 0;      // spans and gauge samples charged to in_flight_
         std::size_t held_slots = 0;  // the stream's capacity, charged to queued_slots_
     };
@@ -147,9 +171,9 @@ private:
     // Either side: an emptied stream back to the pool; when the pool is full, the stream keeps its
     // memory and whoever holds it frees it.
     void recycle(TimelineRecords& stream);
-    // 0 if the writer has not acknowledged it by `deadline`.
-    std::uint64_t send_barrier(
-        bool last, std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max());
+    std::uint64_t enqueue_barrier(bool last, std::shared_ptr<const Snapshot> snapshot = nullptr);
+    // Waits for the barrier `ticket` to be acknowledged: false if the writer stopped moving first.
+    bool wait_acked(std::uint64_t ticket, const EndPatience& patience);
     void wake_writer();
 
     // Writer side.
@@ -178,6 +202,7 @@ private:
     std::uint64_t last_pass_ticks_ = 0;
     std::uint64_t last_send_ticks_ = 0;
     std::uint64_t next_ticket_ = 1;
+    std::uint64_t last_snapshot_ticket_ = 0;
     bool running_ = false;
 
     // Polled, not signalled per item: waking the writer for every pass preempts the drainer on
@@ -188,6 +213,8 @@ private:
     std::atomic<std::size_t> queued_slots_{0};
     std::atomic<std::uint64_t> dropped_{0};
     std::atomic<std::uint64_t> filtered_{0};
+    std::atomic<std::uint64_t> progress_{0};
+    std::atomic<const char*> calling_{nullptr};
 
     // Writer side state.
     std::vector<Sink> sinks_;
@@ -201,7 +228,7 @@ private:
 
     std::mutex mutex_;
     std::condition_variable cv_;
-    std::uint64_t acked_ = 0;
+    std::atomic<std::uint64_t> acked_{0};  // written under mutex_
     std::uint64_t released_ = 0;
     bool wake_ = false;
     std::thread thread_;

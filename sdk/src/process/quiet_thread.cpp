@@ -1,10 +1,13 @@
 #include "process/quiet_thread.hpp"
 
+#include "process/last_thread.hpp"
+
 #include <pthread.h>
 #include <signal.h>
 
 #include <atomic>
 #include <cerrno>
+#include <mutex>
 #include <system_error>
 
 namespace ringprof::detail {
@@ -12,6 +15,9 @@ namespace ringprof::detail {
 namespace {
 
 std::atomic<int> g_failing_starts{0};
+// Counted from the thread's first instruction to its last, never before or after: a count read
+// at any moment is at most the number of such threads alive (last_thread.hpp relies on it).
+std::atomic<int> g_alive{0};
 
 sigset_t asynchronous_signals() {
     sigset_t set;
@@ -38,13 +44,26 @@ private:
 }  // namespace
 
 std::thread start_quiet_thread(std::function<void()> body) {
+    static std::once_flag forget_in_child;
+    std::call_once(forget_in_child, [] {
+        // A forked child has none of the parent's threads.
+        ::pthread_atfork(nullptr, nullptr, [] { g_alive.store(0, std::memory_order_relaxed); });
+    });
     int failing = g_failing_starts.load(std::memory_order_relaxed);
     while (failing > 0 && !g_failing_starts.compare_exchange_weak(failing, failing - 1)) {
     }
     if (failing > 0) throw std::system_error(EAGAIN, std::generic_category(), "pthread_create");
     MaskedForCreation masked;
-    return std::thread(std::move(body));
+    return std::thread([body = std::move(body)] {
+        g_alive.fetch_add(1, std::memory_order_relaxed);
+        struct Ended {
+            ~Ended() { g_alive.fetch_sub(1, std::memory_order_relaxed); }
+        } ended;
+        body();
+    });
 }
+
+int quiet_threads_alive() noexcept { return g_alive.load(std::memory_order_relaxed); }
 
 void fail_thread_starts_for_testing(int count) noexcept { g_failing_starts.store(count, std::memory_order_relaxed); }
 
