@@ -355,8 +355,20 @@ mutation setting_timeline_min_ns_unused settings sdk/src/process/config.cpp \
 # ---- the Python module ------------------------------------------------------------------------
 # reset_timers() keeps the worker trees merged before it: they come back in the next tree.
 mutation py_reset_keeps_merged_workers python python/ringprof/mlagents.py \
-    '        _merges.clear()' '        pass' \
+    '        _threads.clear()' '        pass' \
     python 'reset_timers_forgets_the_worker_trees'
+# merge_gauges() replaces a gauge's count instead of adding the other thread's (ML-Agents sums).
+mutation py_merge_gauges_keeps_one_count python python/ringprof/mlagents.py \
+    '        self.count += other.count' '        self.count = max(self.count, other.count)' \
+    python 'threaded_trainer'
+# An infinite gauge is dropped, as NaN is (ML-Agents counts it, value and max inf).
+mutation py_infinite_gauge_dropped python python/ringprof/mlagents.py \
+    '    if _math.isnan(value):' '    if not _math.isfinite(value):' \
+    python 'infinite_gauge'
+# A thread's root merged by the trainer is grafted into the engine, which holds it already.
+mutation py_thread_root_grafted_twice python python/ringprof/mlagents.py \
+    '                if not recorded_here:' '                if True:' \
+    python 'threaded_trainer'
 # The pstats key leaves out a C++ function's signature: two signatures become one entry.
 mutation py_pstats_key_without_cpp_signature python python/ringprof/_profile.py \
     'labels = [(r["file"], r["line"], r["name"] + r["signature"]) for r in rows]' \
