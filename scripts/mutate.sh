@@ -383,6 +383,18 @@ mutation py_getstats_reccallcount python python/ringprof/_profile.py \
     'entries.append(ProfilerEntry(code, c["ncalls"], c["ncalls"] - c["primitive_calls"],' \
     'entries.append(ProfilerEntry(code, c["ncalls"], 0,' \
     python 'getstats'
+# getstats() gives a leaf an empty list of calls (cProfile: None).
+mutation py_getstats_leaf_calls_empty python python/ringprof/_profile.py \
+    'if self._subcalls and r["callees"]:' 'if self._subcalls:' \
+    python 'getstats_gives_cprofiles'
+# getstats() gives a Python function's row its name, not its code object.
+mutation py_getstats_code_is_a_name python python/ringprof/_profile.py \
+    '        return code, name[len(code.co_name):]' '        return name, ""' \
+    python 'getstats'
+# An unknown sort key raises ValueError (cProfile: KeyError).
+mutation py_sort_key_valueerror python python/ringprof/_profile.py \
+    '            raise KeyError("ringprof.Profile: unknown sort key' '            raise ValueError("ringprof.Profile: unknown sort key' \
+    python 'unknown_sort_key'
 # .stats (what pstats reads) swaps primitive and total calls.
 mutation py_pstats_calls_swapped python python/ringprof/_profile.py \
     'entry = (c["primitive_calls"], c["ncalls"], c["tottime"], c["cumtime"])' \

@@ -8,10 +8,29 @@ import types as _types
 
 from . import _ringprof
 
-# accelerate's profiler_entry / profiler_subentry / code, field for field.
-ProfilerCode = _collections.namedtuple("ProfilerCode", "file line name signature")
-ProfilerEntry = _collections.namedtuple("ProfilerEntry", "code callcount reccallcount totaltime inlinetime calls")
-ProfilerSubEntry = _collections.namedtuple("ProfilerSubEntry", "code callcount reccallcount totaltime inlinetime")
+_ProfilerEntryFields = _collections.namedtuple("ProfilerEntry", "code callcount reccallcount totaltime inlinetime calls")
+_ProfilerSubEntryFields = _collections.namedtuple("ProfilerSubEntry", "code callcount reccallcount totaltime inlinetime")
+
+
+class ProfilerEntry(_ProfilerEntryFields):
+    """cProfile's profiler_entry, field for field (`code`: the code object of a Python function,
+    the name of a C function; `calls`: None when it called nothing), plus accelerate's argument
+    signature as the attribute `signature` ("(a:int)", or ""), kept out of the tuple so that code
+    unpacking cProfile's six fields works unchanged."""
+
+    def __new__(cls, code, callcount, reccallcount, totaltime, inlinetime, calls, signature=""):
+        entry = super().__new__(cls, code, callcount, reccallcount, totaltime, inlinetime, calls)
+        entry.signature = signature
+        return entry
+
+
+class ProfilerSubEntry(_ProfilerSubEntryFields):
+    """cProfile's profiler_subentry, plus the callee's `signature` as ProfilerEntry has it."""
+
+    def __new__(cls, code, callcount, reccallcount, totaltime, inlinetime, signature=""):
+        entry = super().__new__(cls, code, callcount, reccallcount, totaltime, inlinetime)
+        entry.signature = signature
+        return entry
 
 # The engine's methods, called as the plain C functions they are (`_disable(self._profile)`):
 # through 3.10 CPython tells a profiler of a C call only when the callee is a C function, not a
@@ -63,18 +82,20 @@ class Profile:
         return False
 
     def getstats(self):
-        """accelerate's getstats(): a list of ProfilerEntry (times in seconds)."""
+        """cProfile's getstats(), with accelerate's signatures: a list of ProfilerEntry (times in
+        seconds)."""
         rows = _getstats(self._profile)
-        codes = [ProfilerCode(r["file"], r["line"], r["name"], r["signature"]) for r in rows]
+        site_codes = _ringprof._python_site_codes()
+        codes = [_code_and_signature(r, site_codes) for r in rows]
         entries = []
-        for code, r in zip(codes, rows):
+        for (code, signature), r in zip(codes, rows):
             c = r["counts"]
             calls = None
-            if self._subcalls:
-                calls = [ProfilerSubEntry(codes[i], s["ncalls"], s["ncalls"] - s["primitive_calls"], s["cumtime"],
-                                          s["tottime"]) for i, s in r["callees"]]
+            if self._subcalls and r["callees"]:
+                calls = [ProfilerSubEntry(codes[i][0], s["ncalls"], s["ncalls"] - s["primitive_calls"], s["cumtime"],
+                                          s["tottime"], codes[i][1]) for i, s in r["callees"]]
             entries.append(ProfilerEntry(code, c["ncalls"], c["ncalls"] - c["primitive_calls"], c["cumtime"],
-                                         c["tottime"], calls))
+                                         c["tottime"], calls, signature))
         return entries
 
     def create_stats(self):
@@ -117,8 +138,9 @@ class Profile:
         try:
             pstats.Stats().sort_stats(sort)  # the key checked before anything is collected
         except KeyError:
-            raise ValueError("ringprof.Profile: unknown sort key %r (one of %s, a unique prefix of one, or -1, 0, "
-                             "1, 2)" % (sort, ", ".join(sorted(pstats.Stats.sort_arg_dict_default)))) from None
+            # cProfile's print_stats raises KeyError for an unknown key too; this one says which keys exist.
+            raise KeyError("ringprof.Profile: unknown sort key %r (one of %s, a unique prefix of one, or -1, 0, "
+                           "1, 2)" % (sort, ", ".join(sorted(pstats.Stats.sort_arg_dict_default)))) from None
         self.create_stats()
         # pstats refuses a profile without calls; the table then says "0 function calls".
         stats = pstats.Stats(self, stream=out) if self.stats else pstats.Stats(stream=out)
@@ -129,6 +151,16 @@ class Profile:
         """cProfile's print_stats(): pstats' table, sorted by any key pstats accepts (a name, a
         unique prefix of one, a pstats.SortKey, or the legacy integers -1, 0, 1, 2)."""
         _sys.stdout.write(self.stats_table(sort))
+
+
+def _code_and_signature(row, site_codes):
+    """cProfile's `code` of a row (the code object of a Python function, the name of a C
+    function) and the row's argument signature apart from it."""
+    name = row["name"]
+    code = site_codes.get((row["file"], row["line"], name))
+    if code is not None and name.startswith(code.co_name):
+        return code, name[len(code.co_name):]
+    return name, row["signature"]  # a C function, scope or C++ marker: named as its row is
 
 
 def _sum(a, b):

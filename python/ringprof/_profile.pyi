@@ -1,27 +1,31 @@
-from types import TracebackType
+from types import CodeType, TracebackType
 from os import PathLike
 from typing import Dict, List, NamedTuple, Optional, Tuple, Type, Union
 
-class ProfilerCode(NamedTuple):
-    file: str
-    line: int
-    name: str
-    signature: str
-
-class ProfilerSubEntry(NamedTuple):
-    code: ProfilerCode
+class _ProfilerSubEntryFields(NamedTuple):
+    code: Union[CodeType, str]
     callcount: int
     reccallcount: int
     totaltime: float
     inlinetime: float
 
-class ProfilerEntry(NamedTuple):
-    code: ProfilerCode
+class ProfilerSubEntry(_ProfilerSubEntryFields):
+    signature: str
+    def __new__(cls, code: Union[CodeType, str], callcount: int, reccallcount: int, totaltime: float,
+                inlinetime: float, signature: str = ...) -> "ProfilerSubEntry": ...
+
+class _ProfilerEntryFields(NamedTuple):
+    code: Union[CodeType, str]
     callcount: int
     reccallcount: int
     totaltime: float
     inlinetime: float
     calls: Optional[List[ProfilerSubEntry]]
+
+class ProfilerEntry(_ProfilerEntryFields):
+    signature: str
+    def __new__(cls, code: Union[CodeType, str], callcount: int, reccallcount: int, totaltime: float,
+                inlinetime: float, calls: Optional[List[ProfilerSubEntry]], signature: str = ...) -> "ProfilerEntry": ...
 
 _Label = Tuple[str, int, str]
 _CallerStats = Tuple[int, int, float, float]

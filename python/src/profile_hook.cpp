@@ -123,6 +123,10 @@ const Site* remember(std::vector<std::uint64_t>& key, const std::string& name, c
     return site;
 }
 
+// The code object of each Python function's site (a reference the site table's key holds), so
+// getstats() can give cProfile's code objects.
+std::unordered_map<const Site*, PyObject*>* const g_site_codes = new std::unordered_map<const Site*, PyObject*>;
+
 // `key` is the thread's scratch vector: a lookup allocates nothing.
 const Site* site_for_python_call(PyFrameObject* frame, std::vector<std::uint64_t>& key) {
     PyCodeObject* code = PyFrame_GetCode(frame);  // a new reference
@@ -142,7 +146,9 @@ const Site* site_for_python_call(PyFrameObject* frame, std::vector<std::uint64_t
     std::string name = utf8(code->co_name);
     if (g_hook.signatures && !signature_text(frame, code, name)) PyErr_Clear();
     // The table keeps the reference taken above.
-    return remember(key, name, utf8(code->co_filename), static_cast<std::uint32_t>(code->co_firstlineno));
+    const Site* site = remember(key, name, utf8(code->co_filename), static_cast<std::uint32_t>(code->co_firstlineno));
+    g_site_codes->try_emplace(site, reinterpret_cast<PyObject*>(code));
+    return site;
 }
 
 bool is_profiler_method(PyObject* callable) {
@@ -364,6 +370,15 @@ void hide_from_profile(py::args codes) {
     }
 }
 
+// {(file, line, row name): code object} of every Python function the hook has named.
+py::dict python_site_codes() {
+    py::dict out;
+    for (const auto& [site, code] : *g_site_codes) {
+        out[py::make_tuple(site->file, site->line, site->name)] = py::reinterpret_borrow<py::object>(code);
+    }
+    return out;
+}
+
 }  // namespace
 
 void add_profile_hook(py::module_& m) {
@@ -381,6 +396,7 @@ void add_profile_hook(py::module_& m) {
         if (PyCFunction_Check(f)) g_profiler_methods->push_back(reinterpret_cast<PyCFunctionObject*>(f)->m_ml);
     }
     m.def("_hide_from_profile", &hide_from_profile);
+    m.def("_python_site_codes", &python_site_codes);
 }
 
 }  // namespace ringprof::python

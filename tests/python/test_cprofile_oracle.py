@@ -1,0 +1,83 @@
+"""ringprof.Profile against cProfile (the standard library's, the oracle accelerate's Profile
+follows) on the same program: what getstats() returns, and the errors of the table."""
+import json
+
+from conftest import run_scenario
+
+PROGRAM = """
+import cProfile, json
+import ringprof
+
+def leaf(x):
+    return x + 1
+
+def caller(n):
+    total = 0
+    for i in range(n):
+        total += leaf(i)
+    return len([total])
+
+def describe(entries):
+    rows = {}
+    for e in entries:
+        python = not isinstance(e.code, str)
+        key = e.code.co_name if python else e.code
+        rows[key] = {"code_is_the_functions": python and e.code is globals()[key].__code__,
+                     "code_type": type(e.code).__name__, "callcount": e.callcount,
+                     "reccallcount": e.reccallcount, "calls": None if e.calls is None else
+                     sorted(s.code.co_name if not isinstance(s.code, str) else s.code for s in e.calls),
+                     "fields": len(e), "signature": getattr(e, "signature", None)}
+    return rows
+
+results = {}
+for name, profile in (("cprofile", cProfile.Profile()), ("ringprof", ringprof.Profile(signatures=SIGNATURES))):
+    profile.enable()
+    caller(3)
+    profile.disable()
+    results[name] = describe(e for e in profile.getstats() if "disable" not in str(e.code))
+print(json.dumps(results))
+"""
+
+
+def test_getstats_gives_cprofiles_code_objects_builtin_names_and_none_for_leaves(tmp_path):
+    r = run_scenario(tmp_path, PROGRAM.replace("SIGNATURES", "False")).result()
+    oracle, ours = r["cprofile"], r["ringprof"]
+    assert set(ours) == set(oracle) == {"caller", "leaf", "<built-in method builtins.len>"}
+    for key, want in oracle.items():
+        got = dict(ours[key])
+        assert got.pop("signature") == ""
+        want = dict(want)
+        want.pop("signature")
+        assert got == want, key
+    assert oracle["leaf"]["calls"] is None and oracle["leaf"]["code_is_the_functions"]
+
+
+def test_getstats_puts_the_signature_in_its_own_field_with_signatures_on(tmp_path):
+    r = run_scenario(tmp_path, PROGRAM.replace("SIGNATURES", "True")).result()
+    oracle, ours = r["cprofile"], r["ringprof"]
+    assert ours["leaf"]["signature"] == "(x:int)" and ours["caller"]["signature"] == "(n:int)"
+    assert ours["leaf"]["code_is_the_functions"] and ours["caller"]["code_is_the_functions"]
+    assert ours["<built-in method builtins.len>"]["signature"] == ""
+    for key in oracle:
+        assert ours[key]["callcount"] == oracle[key]["callcount"], key
+        assert ours[key]["calls"] == oracle[key]["calls"], key
+
+
+def test_an_unknown_sort_key_raises_keyerror_as_cprofiles_print_stats_does(tmp_path):
+    r = run_scenario(tmp_path, """
+        import cProfile, json
+        import ringprof
+        raised = {}
+        for name, profile in (("cprofile", cProfile.Profile()), ("ringprof", ringprof.Profile())):
+            profile.enable()
+            len("x")
+            profile.disable()
+            try:
+                profile.print_stats("no-such-key")
+                raised[name] = None
+            except Exception as e:
+                raised[name] = [type(e).__name__, str(e)]
+        print(json.dumps(raised))
+    """).result()
+    assert r["cprofile"][0] == "KeyError"
+    assert r["ringprof"][0] == "KeyError" and "no-such-key" in r["ringprof"][1]
