@@ -147,6 +147,11 @@ mutation sig_rank_one_not_a_tuple signatures sdk/src/engine/signature_format.cpp
     ringprof_stats_tests 'SignatureTypes.*'
 
 # ---- signatures (Python) ----------------------------------------------------------------------
+# The key of a call leaves out the types *args received: two calls passing different types
+# share the first one's row.
+mutation py_sig_key_without_varargs signatures python/src/call_signature.cpp \
+    'for (Py_ssize_t i = 0; i < count; ++i) append_value_key(PyTuple_GET_ITEM(args, i), key);' ';' \
+    python 'star_args'
 # The key leaves out an array's dtype: float32 and float64 arrays of one shape become one row.
 mutation py_sig_key_without_dtype signatures python/src/call_signature.cpp \
     'key.push_back(reinterpret_cast<std::uintptr_t>(a->descr));' 'key.push_back(0);' \

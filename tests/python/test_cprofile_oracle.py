@@ -81,3 +81,41 @@ def test_an_unknown_sort_key_raises_keyerror_as_cprofiles_print_stats_does(tmp_p
     """).result()
     assert r["cprofile"][0] == "KeyError"
     assert r["ringprof"][0] == "KeyError" and "no-such-key" in r["ringprof"][1]
+
+
+def test_signatures_of_star_args_and_star_star_kwargs_show_the_arguments_passed(tmp_path):
+    # One function taking *args and **kwargs, called four ways: cProfile counts its calls in one
+    # row; ringprof splits them by what was passed, and the rows add up to cProfile's count.
+    r = run_scenario(tmp_path, """
+        import cProfile, json
+        import ringprof
+
+        def copyto(dst, *args, **kwargs):
+            return dst
+
+        def program():
+            copyto([], [1], 3, casting="same_kind")
+            copyto([], [2], 4, casting="unsafe")
+            copyto([], 1.0)
+            copyto([], "1.0")
+            copyto([])
+
+        c = cProfile.Profile()
+        c.enable()
+        program()
+        c.disable()
+        p = ringprof.Profile()
+        p.enable()
+        program()
+        p.disable()
+        print(json.dumps({
+            "cprofile": [e.callcount for e in c.getstats() if getattr(e.code, "co_name", "") == "copyto"],
+            "ringprof": {e.signature: e.callcount for e in p.getstats()
+                         if getattr(e.code, "co_name", "") == "copyto"}}))
+    """).result()
+    assert r["cprofile"] == [5]
+    assert r["ringprof"] == {"(dst:list, *args:(list, int), **kwargs:{casting:str})": 2,
+                             "(dst:list, *args:(float,), **kwargs:{})": 1,
+                             "(dst:list, *args:(str,), **kwargs:{})": 1,
+                             "(dst:list, *args:(), **kwargs:{})": 1}
+    assert sum(r["ringprof"].values()) == r["cprofile"][0]
