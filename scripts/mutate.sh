@@ -388,6 +388,14 @@ mutation py_getstats_reccallcount python python/ringprof/_profile.py \
     'entries.append(ProfilerEntry(code, c["ncalls"], c["ncalls"] - c["primitive_calls"],' \
     'entries.append(ProfilerEntry(code, c["ncalls"], 0,' \
     python 'getstats'
+# Enabling a second Profile leaves the first one's window open: it counts the second's calls.
+mutation py_profile_windows_overlap python python/src/profile_hook.cpp \
+    'if (g_recording != nullptr && g_recording != this) g_recording->close_window();' ';' \
+    python 'exactly_the_calls'
+# disable() drops the program's own profile hook instead of putting it back.
+mutation py_profile_drops_programs_hook python python/src/profile_hook.cpp \
+    'PyEval_SetProfile(previous.func, previous.obj);' 'PyEval_SetProfile(nullptr, nullptr);' \
+    python 'hook_is_put_back'
 # getstats() gives a leaf an empty list of calls (cProfile: None).
 mutation py_getstats_leaf_calls_empty python python/ringprof/_profile.py \
     'if self._subcalls and r["callees"]:' 'if self._subcalls:' \

@@ -119,3 +119,94 @@ def test_signatures_of_star_args_and_star_star_kwargs_show_the_arguments_passed(
                              "(dst:list, *args:(str,), **kwargs:{})": 1,
                              "(dst:list, *args:(), **kwargs:{})": 1}
     assert sum(r["ringprof"].values()) == r["cprofile"][0]
+
+
+OWN_CALLS = """
+import cProfile, json, warnings
+import ringprof
+
+def f():
+    pass
+
+def calls_of_f(profile):
+    return sum(e.callcount for e in profile.getstats() if getattr(e.code, "co_name", "") == "f")
+
+def rows(profile):
+    return len([e for e in profile.getstats() if "disable" not in str(e.code)])
+
+results = {}
+for name, make in (("cprofile", cProfile.Profile), ("ringprof", ringprof.Profile)):
+    never = make()
+    f()
+    p1, p2 = make(), make()
+    p1.enable()
+    for _ in range(10): f()
+    p1.disable()
+    with ringprof.scope("after_disable"):
+        f()
+    p2.enable()
+    for _ in range(10): f()
+    p2.disable()
+    # Two on one thread: enabling the second ends the first's recording.
+    q1, q2 = make(), make()
+    q1.enable()
+    for _ in range(5): f()
+    q2.enable()
+    for _ in range(3): f()
+    q2.disable()
+    f()
+    q1.disable()
+    results[name] = {"never": rows(never), "p1": calls_of_f(p1), "p2": calls_of_f(p2),
+                     "q1": calls_of_f(q1), "q2": calls_of_f(q2),
+                     "scope_after_disable": any("after_disable" in str(e.code) for e in p1.getstats())}
+print(json.dumps(results))
+"""
+
+
+def test_each_profile_holds_exactly_the_calls_made_while_it_recorded_as_cprofile(tmp_path):
+    r = run_scenario(tmp_path, OWN_CALLS).result()
+    assert r["cprofile"] == {"never": 0, "p1": 10, "p2": 10, "q1": 5, "q2": 3, "scope_after_disable": False}
+    assert r["ringprof"] == r["cprofile"]
+
+
+def test_the_programs_own_profile_hook_is_put_back_after_disable_with_one_warning(tmp_path):
+    r = run_scenario(tmp_path, """
+        import cProfile, json, sys, warnings
+        import ringprof
+
+        seen = []
+        def own_hook(frame, event, arg):
+            if event == "call":
+                seen.append(frame.f_code.co_name)
+
+        def f():
+            pass
+
+        warnings.simplefilter("always")
+        sys.setprofile(own_hook)
+        p = ringprof.Profile()
+        with warnings.catch_warnings(record=True) as caught:
+            for _ in range(2):
+                p.enable()
+                f()
+                p.disable()
+        restored = sys.getprofile() is own_hook
+        f()
+        sys.setprofile(None)
+        # With cProfile recording: ringprof's Profile suspends it, and disable() lets it go on.
+        c = cProfile.Profile()
+        c.enable()
+        f()
+        p.enable()
+        f()
+        p.disable()
+        f()
+        c.disable()
+        cprofile_f = sum(e.callcount for e in c.getstats() if getattr(e.code, "co_name", "") == "f")
+        print(json.dumps({"warnings": [str(w.message) for w in caught], "restored": restored,
+                          "own_hook_saw_f_after": seen.count("f"), "cprofile_f": cprofile_f}))
+    """).result()
+    assert len(r["warnings"]) == 1 and "already has a profile hook" in r["warnings"][0]
+    assert r["restored"] is True
+    assert r["own_hook_saw_f_after"] >= 1
+    assert r["cprofile_f"] == 2, "cProfile recorded before and after the Profile, not during"
