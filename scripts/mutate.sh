@@ -396,6 +396,10 @@ mutation py_profile_windows_overlap python python/src/profile_hook.cpp \
 mutation py_profile_drops_programs_hook python python/src/profile_hook.cpp \
     'PyEval_SetProfile(previous.func, previous.obj);' 'PyEval_SetProfile(nullptr, nullptr);' \
     python 'hook_is_put_back'
+# plot() shows the page in a notebook through an iframe (IPython warns about it).
+mutation py_plot_in_an_iframe python python/ringprof/_profile.py \
+    '    display(HTML(fragment))' '    display(HTML("<iframe>" + fragment))' \
+    python 'plot_in_a_notebook'
 # getstats() gives a leaf an empty list of calls (cProfile: None).
 mutation py_getstats_leaf_calls_empty python python/ringprof/_profile.py \
     'if self._subcalls and r["callees"]:' 'if self._subcalls:' \

@@ -172,31 +172,68 @@ def _sum(a, b):
 _ringprof._hide_from_profile(*[f.__code__ for f in vars(Profile).values() if isinstance(f, _types.FunctionType)])
 
 
-def plot(profile=None, path=None):
-    """Writes the interactive flame page of the session's timer tree (which holds the calls
-    `profile` recorded, nested with every scope) and returns its path; in a Jupyter notebook it
-    is also shown inline."""
-    if profile is not None and not isinstance(profile, Profile):
+def plot(profile, path=None):
+    """accelerate's plot(profiler): this profile's statistics, each function (with its signature)
+    with its calls, times and callers, sorted by cumulative time. Shown inline in a Jupyter
+    notebook; also written to `path` (default: <output dir>/<run id>_profile_stats.html), whose
+    path is returned, and outside a notebook printed."""
+    if not isinstance(profile, Profile):
         raise TypeError("ringprof.plot: expects a ringprof.Profile, not %s" % type(profile).__name__)
-    info = _ringprof._run_info()
-    if info is None:
-        raise RuntimeError("ringprof.plot: nothing was recorded yet")
+    profile.snapshot_stats()
+    fragment = _stats_fragment(profile.stats)
     if path is None:
-        path = _os.path.join(info["output_dir"], info["run_id"] + "_profile_flame.html")
-    _ringprof._write_flame_page(str(path), info["run_id"])
-    _show_in_notebook(str(path))
-    return str(path)
+        info = _ringprof._run_info()
+        if info is None:
+            raise RuntimeError("ringprof.plot: no session is recording (its output folder is where the page goes)")
+        path = _os.path.join(info["output_dir"], info["run_id"] + "_profile_stats.html")
+    path = str(path)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ringprof profile</title></head>"
+                "<body>\n%s\n</body></html>\n" % fragment)
+    if not _show_in_notebook(fragment):
+        print("ringprof.plot: wrote %s" % path)
+    return path
 
 
-def _show_in_notebook(path):
+def _label(key):
+    file, line, name = key
+    return name if file == "~" else "%s:%d(%s)" % (_os.path.basename(file), line, name)
+
+
+def _stats_fragment(stats):
+    """An HTML fragment (no script, no frame: a notebook shows it as it is) of `stats` (.stats as
+    pstats reads it): one row per function by cumulative time, a bar of its share of the
+    largest, and its callers below it."""
+    import html
+    rows = sorted(stats.items(), key=lambda item: (-item[1][3], _label(item[0])))
+    top = max((v[3] for _, v in rows), default=0.0) or 1.0
+    out = ['<div class="ringprof-profile" style="font-family:monospace;font-size:12px">',
+           "<style>.ringprof-profile td{padding:1px 8px;vertical-align:top;white-space:nowrap}"
+           ".ringprof-profile .bar{background:#e8743b;height:10px;display:inline-block}"
+           ".ringprof-profile .caller{color:#666}</style>",
+           "<table><tr><th>ncalls</th><th>tottime (s)</th><th>cumtime (s)</th><th></th><th>function</th></tr>"]
+    for key, (primitive, calls, tottime, cumtime, callers) in rows:
+        ncalls = str(calls) if calls == primitive else "%d/%d" % (calls, primitive)
+        width = int(round(200 * cumtime / top))
+        out.append('<tr class="function"><td>%s</td><td>%.6f</td><td>%.6f</td>'
+                   '<td><span class="bar" style="width:%dpx"></span></td><td>%s</td></tr>'
+                   % (ncalls, tottime, cumtime, width, html.escape(_label(key))))
+        for caller, (c_calls, c_primitive, c_tottime, c_cumtime) in sorted(callers.items(), key=lambda c: -c[1][3]):
+            out.append('<tr class="caller"><td>%d</td><td>%.6f</td><td>%.6f</td><td></td>'
+                       '<td>&larr; called by %s</td></tr>'
+                       % (c_calls, c_tottime, c_cumtime, html.escape(_label(caller))))
+    out.append("</table></div>")
+    return "\n".join(out)
+
+
+def _show_in_notebook(fragment):
+    """Displays `fragment` in a Jupyter notebook (an HTML output, no frame); False elsewhere."""
     ipython = _sys.modules.get("IPython")
     if ipython is None:
-        return
+        return False
     shell = ipython.get_ipython()
     if shell is None or type(shell).__name__ != "ZMQInteractiveShell":
-        return  # a terminal IPython: the path is the answer
-    import html
+        return False  # a terminal IPython: the path is the answer
     from IPython.display import HTML, display
-    with open(path, encoding="utf-8") as f:
-        page = f.read()
-    display(HTML('<iframe style="width:100%%;height:600px;border:0" srcdoc="%s"></iframe>' % html.escape(page)))
+    display(HTML(fragment))
+    return True
