@@ -366,6 +366,10 @@ mutation py_reset_keeps_merged_workers python python/ringprof/mlagents.py \
 mutation py_merge_gauges_keeps_one_count python python/ringprof/mlagents.py \
     '        self.count += other.count' '        self.count = max(self.count, other.count)' \
     python 'threaded_trainer'
+# The merges not yet grafted are left out of the files written at exit.
+mutation py_pending_merges_lost_at_exit python python/ringprof/mlagents.py \
+    '_atexit.register(_graft_pending)' 'pass' \
+    python 'never_read_back'
 # An infinite gauge is dropped, as NaN is (ML-Agents counts it, value and max inf).
 mutation py_infinite_gauge_dropped python python/ringprof/mlagents.py \
     '    if _math.isnan(value):' '    if not _math.isfinite(value):' \
