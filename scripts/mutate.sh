@@ -404,6 +404,10 @@ mutation py_profile_drops_programs_hook python python/src/profile_hook.cpp \
 mutation py_plot_in_an_iframe python python/ringprof/_profile.py \
     '    display(HTML(fragment))' '    display(HTML("<iframe>" + fragment))' \
     python 'plot_in_a_notebook'
+# A custom_timer is ignored: the table is timed by the engine's clock.
+mutation py_custom_timer_ignored python python/ringprof/_profile.py \
+    '        if custom_timer is not None:' '        if False:' \
+    python 'custom_timer'
 # getstats() gives a leaf an empty list of calls (cProfile: None).
 mutation py_getstats_leaf_calls_empty python python/ringprof/_profile.py \
     'if self._subcalls and r["callees"]:' 'if self._subcalls:' \

@@ -50,14 +50,22 @@ class Profile:
     """
 
     def __init__(self, custom_timer=None, time_unit=None, subcalls=True, builtins=True, signatures=True):
-        if custom_timer is not None:
-            # Markers call the clock from C++ threads that do not hold the GIL (and from the
-            # drainer, after Python has finalized at exit): a Python clock cannot serve them.
-            raise ValueError("ringprof.Profile: custom_timer is not supported from Python (ringprof's markers "
-                             "read the CPU's tick counter; a C++ program can pass a clock, see docs/stats.md)")
-        if time_unit is not None:
-            raise ValueError("ringprof.Profile: time_unit only applies to a custom_timer")
         self._subcalls = bool(subcalls)
+        self._timed_by = None
+        if custom_timer is not None:
+            # ringprof's engine times calls with its own clock, read by C++ markers on threads
+            # that do not hold the GIL, where a Python callable cannot run. A Profile timed by
+            # the program's clock is therefore cProfile's own profiler (the one accelerate's
+            # extends), with its times, its rows and no signatures (docs/python.md).
+            import cProfile
+            self._timed_by = cProfile.Profile(custom_timer, time_unit or 0.0, bool(subcalls), bool(builtins))
+            # Its C methods called directly, so that its table has no row of this wrapper.
+            self.enable = self._timed_by.enable
+            self.disable = self._timed_by.disable
+            self.clear = self._timed_by.clear
+            self._profile = None
+            return
+        # time_unit without a custom_timer: ignored, as cProfile ignores it.
         self._profile = _ringprof._Profile(bool(subcalls), bool(builtins), bool(signatures))
 
     def enable(self, subcalls=None, builtins=None):
@@ -84,6 +92,10 @@ class Profile:
     def getstats(self):
         """cProfile's getstats(), with accelerate's signatures: a list of ProfilerEntry (times in
         seconds)."""
+        if self._timed_by is not None:
+            return [ProfilerEntry(e.code, e.callcount, e.reccallcount, e.totaltime, e.inlinetime,
+                                  None if e.calls is None else [ProfilerSubEntry(*c) for c in e.calls])
+                    for e in self._timed_by.getstats()]
         rows = _getstats(self._profile)
         site_codes = _ringprof._python_site_codes()
         codes = [_code_and_signature(r, site_codes) for r in rows]
@@ -107,6 +119,10 @@ class Profile:
         """.stats as cProfile builds it: {(file, line, name): (primitive calls, calls, tottime,
         cumtime, {caller: (calls, primitive calls, tottime, cumtime)})}. Built-ins are in file "~"
         line 0; with signatures on, the name carries the signature, one entry per signature."""
+        if self._timed_by is not None:
+            self._timed_by.snapshot_stats()
+            self.stats = self._timed_by.stats
+            return
         rows = _getstats(self._profile)
         labels = [(r["file"], r["line"], r["name"] + r["signature"]) for r in rows]
         stats = {}

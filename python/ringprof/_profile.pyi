@@ -1,6 +1,6 @@
 from types import CodeType, TracebackType
 from os import PathLike
-from typing import Dict, List, NamedTuple, Optional, Tuple, Type, Union
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple, Type, Union
 
 class _ProfilerSubEntryFields(NamedTuple):
     code: Union[CodeType, str]
@@ -33,8 +33,9 @@ _Stats = Dict[_Label, Tuple[int, int, float, float, Dict[_Label, _CallerStats]]]
 
 class Profile:
     stats: _Stats
-    def __init__(self, custom_timer: None = ..., time_unit: None = ..., subcalls: bool = ...,
-                 builtins: bool = ..., signatures: bool = ...) -> None: ...
+    def __init__(self, custom_timer: Optional[Callable[[], Union[int, float]]] = ...,
+                 time_unit: Optional[float] = ..., subcalls: bool = ..., builtins: bool = ...,
+                 signatures: bool = ...) -> None: ...
     def enable(self, subcalls: Optional[bool] = ..., builtins: Optional[bool] = ...) -> None: ...
     def disable(self) -> None: ...
     def clear(self) -> None: ...

@@ -210,3 +210,41 @@ def test_the_programs_own_profile_hook_is_put_back_after_disable_with_one_warnin
     assert r["restored"] is True
     assert r["own_hook_saw_f_after"] >= 1
     assert r["cprofile_f"] == 2, "cProfile recorded before and after the Profile, not during"
+
+
+def test_a_custom_timer_and_time_unit_time_the_table_as_in_cprofile(tmp_path):
+    # A timer that advances one tick per reading: the same program gives the same times
+    # wherever the readings are the same, so the two tables can be compared exactly.
+    r = run_scenario(tmp_path, """
+        import cProfile, io, itertools, json, pstats
+        import ringprof
+
+        def leaf():
+            pass
+
+        def work():
+            for _ in range(3):
+                leaf()
+
+        results = {}
+        for name, make in (("cprofile", lambda t: cProfile.Profile(t, 0.5)),
+                           ("ringprof", lambda t: ringprof.Profile(custom_timer=t, time_unit=0.5))):
+            profile = make(itertools.count().__next__)
+            profile.enable()
+            work()
+            profile.disable()
+            entries = {getattr(e.code, "co_name", e.code): [e.callcount, e.totaltime, e.inlinetime]
+                       for e in profile.getstats()}
+            out = io.StringIO()
+            pstats.Stats(profile, stream=out).sort_stats("name").print_stats()
+            table = [line.split() for line in out.getvalue().splitlines() if "(leaf)" in line or "(work)" in line]
+            results[name] = {"entries": entries, "table": table}
+        results["default_with_time_unit"] = len(ringprof.Profile(time_unit=1e-6).getstats())
+        print(json.dumps(results))
+    """).result()
+    oracle, ours = r["cprofile"], r["ringprof"]
+    assert oracle["entries"]["work"][1] > 0 and oracle["entries"]["leaf"][0] == 3
+    assert ours["entries"]["work"] == oracle["entries"]["work"]
+    assert ours["entries"]["leaf"] == oracle["entries"]["leaf"]
+    assert [row[:5] for row in ours["table"]] == [row[:5] for row in oracle["table"]]
+    assert r["default_with_time_unit"] == 0, "time_unit alone is accepted and ignored, as by cProfile"
