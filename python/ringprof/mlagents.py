@@ -189,23 +189,29 @@ def _merge_into_current_scope(self, other, root_name=None, is_parallel=True):
     if not is_parallel:
         raise ValueError("merge: ringprof marks merged trees parallel (is_parallel=False is not supported)")
     tid = _threading.get_native_id()
-    last = _last_point
     recorded_here = other._recorded_here
-    if (last is not None and last[0] is self and last[1] == tid and last[2] == root_name
-            and last[3] == recorded_here):
-        node = last[4]
-    else:
-        context_id, names = _ringprof._merge_point()
-        timers = _thread_timers(tid)
-        key = (tuple(names), root_name or None, recorded_here)
-        entry = timers.pending.get(key)
-        if entry is None:
-            entry = timers.pending[key] = (context_id, TimerNode())
-            _pending_count += 1
-        node = entry[1]
-        _last_point = (self, tid, root_name, recorded_here, node)
-    node.merge(other, root_name=root_name or None, is_parallel=True)
-    if _pending_count > _MAX_PENDING:
+    # Under the lock: another thread's read may hand this thread's pending merges to the engine
+    # at any moment, and a merge into a tree already handed over would be lost.
+    with _threads_lock:
+        last = _last_point
+        if (last is not None and last[0] is self and last[1] == tid and last[2] == root_name
+                and last[3] == recorded_here):
+            node = last[4]
+        else:
+            context_id, names = _ringprof._merge_point()
+            timers = _threads.get(tid)
+            if timers is None:
+                timers = _threads[tid] = _ThreadTimers()
+            key = (tuple(names), root_name or None, recorded_here)
+            entry = timers.pending.get(key)
+            if entry is None:
+                entry = timers.pending[key] = (context_id, TimerNode())
+                _pending_count += 1
+            node = entry[1]
+            _last_point = (self, tid, root_name, recorded_here, node)
+        node.merge(other, root_name=root_name or None, is_parallel=True)
+        too_many = _pending_count > _MAX_PENDING
+    if too_many:
         _graft_pending()
 
 

@@ -47,7 +47,12 @@ print(json.dumps([sorted(names), timers.TIMER_FORMAT_VERSION]))
 THREADED_TRAINER = """
 import json, threading
 
+# Both trainers alive at once: a thread started after another has exited may get its id, and
+# ML-Agents (keying stacks by thread id) would then give both one stack.
+both_started = threading.Barrier(2)
+
 def trainer(advances):
+    both_started.wait()
     for i in range(advances):
         with timers.hierarchical_timer("trainer_advance"):
             timers.set_gauge("reward", float(i))
