@@ -408,6 +408,10 @@ mutation py_plot_in_an_iframe python python/ringprof/_profile.py \
 mutation py_custom_timer_ignored python python/ringprof/_profile.py \
     '        if custom_timer is not None:' '        if False:' \
     python 'custom_timer'
+# Two code objects on one line (two lambdas) share one row again.
+mutation py_code_objects_of_one_label_merged python python/src/profile_hook.cpp \
+    '    return static_cast<std::uint32_t>(codes.size() - 1);' '    return 0;' \
+    python 'sharing_one_file_line'
 # getstats() gives a leaf an empty list of calls (cProfile: None).
 mutation py_getstats_leaf_calls_empty python python/ringprof/_profile.py \
     'if self._subcalls and r["callees"]:' 'if self._subcalls:' \

@@ -173,7 +173,7 @@ def _code_and_signature(row, site_codes):
     """cProfile's `code` of a row (the code object of a Python function, the name of a C
     function) and the row's argument signature apart from it."""
     name = row["name"]
-    code = site_codes.get((row["file"], row["line"], name))
+    code = site_codes.get((row["file"], row["line"], row["function"]))
     if code is not None and name.startswith(code.co_name):
         return code, name[len(code.co_name):]
     return name, row["signature"]  # a C function, scope or C++ marker: named as its row is

@@ -117,8 +117,8 @@ std::string utf8(PyObject* text) {
 }
 
 const Site* remember(std::vector<std::uint64_t>& key, const std::string& name, const std::string& file,
-                     std::uint32_t line) {
-    const Site* site = intern_site(name, file, line);
+                     std::uint32_t line, std::uint32_t variant = 0) {
+    const Site* site = intern_site(name, file, line, variant);
     site_table().emplace(key, site);
     return site;
 }
@@ -126,6 +126,19 @@ const Site* remember(std::vector<std::uint64_t>& key, const std::string& name, c
 // The code object of each Python function's site (a reference the site table's key holds), so
 // getstats() can give cProfile's code objects.
 std::unordered_map<const Site*, PyObject*>* const g_site_codes = new std::unordered_map<const Site*, PyObject*>;
+// The code objects seen under each row label (name, file, line), in order: the n-th is variant n
+// of that label, a row of its own (cProfile counts code objects apart: two lambdas on one line,
+// a notebook cell's statements).
+std::unordered_map<std::string, std::vector<PyObject*>>* const g_label_codes =
+    new std::unordered_map<std::string, std::vector<PyObject*>>;
+
+std::uint32_t variant_of(PyObject* code, const std::string& name, const std::string& file, std::uint32_t line) {
+    std::vector<PyObject*>& codes = (*g_label_codes)[name + '\0' + file + '\0' + std::to_string(line)];
+    const auto it = std::find(codes.begin(), codes.end(), code);
+    if (it != codes.end()) return static_cast<std::uint32_t>(it - codes.begin());
+    codes.push_back(code);  // kept alive by the site table's key
+    return static_cast<std::uint32_t>(codes.size() - 1);
+}
 
 // `key` is the thread's scratch vector: a lookup allocates nothing.
 const Site* site_for_python_call(PyFrameObject* frame, std::vector<std::uint64_t>& key) {
@@ -146,7 +159,10 @@ const Site* site_for_python_call(PyFrameObject* frame, std::vector<std::uint64_t
     std::string name = utf8(code->co_name);
     if (g_hook.signatures && !signature_text(frame, code, name)) PyErr_Clear();
     // The table keeps the reference taken above.
-    const Site* site = remember(key, name, utf8(code->co_filename), static_cast<std::uint32_t>(code->co_firstlineno));
+    const std::string file = utf8(code->co_filename);
+    const auto line = static_cast<std::uint32_t>(code->co_firstlineno);
+    const Site* site =
+        remember(key, name, file, line, variant_of(reinterpret_cast<PyObject*>(code), name, file, line));
     g_site_codes->try_emplace(site, reinterpret_cast<PyObject*>(code));
     return site;
 }
@@ -413,6 +429,7 @@ public:
             d["line"] = f.line;
             d["name"] = f.name;
             d["signature"] = f.signature;
+            d["function"] = f.function;
             d["counts"] = counts_dict(f.counts);
             py::list callees;
             for (const CalleeStats& c : f.callees) callees.append(py::make_tuple(c.callee, counts_dict(c.counts)));
@@ -462,11 +479,11 @@ void hide_from_profile(py::args codes) {
     }
 }
 
-// {(file, line, row name): code object} of every Python function the hook has named.
+// {(file, line, function): code object} of every Python function the hook has named.
 py::dict python_site_codes() {
     py::dict out;
     for (const auto& [site, code] : *g_site_codes) {
-        out[py::make_tuple(site->file, site->line, site->name)] = py::reinterpret_borrow<py::object>(code);
+        out[py::make_tuple(site->file, site->line, site->function)] = py::reinterpret_borrow<py::object>(code);
     }
     return out;
 }

@@ -248,3 +248,33 @@ def test_a_custom_timer_and_time_unit_time_the_table_as_in_cprofile(tmp_path):
     assert ours["entries"]["leaf"] == oracle["entries"]["leaf"]
     assert [row[:5] for row in ours["table"]] == [row[:5] for row in oracle["table"]]
     assert r["default_with_time_unit"] == 0, "time_unit alone is accepted and ignored, as by cProfile"
+
+
+def test_code_objects_sharing_one_file_line_and_name_are_entries_of_their_own_as_in_cprofile(tmp_path):
+    r = run_scenario(tmp_path, """
+        import cProfile, json
+        import ringprof
+
+        def program():
+            first, second = (lambda: 1), (lambda: 2)
+            for _ in range(3): first()
+            for _ in range(5): second()
+            return first, second
+
+        results = {}
+        for name, make in (("cprofile", cProfile.Profile), ("ringprof", ringprof.Profile)):
+            p = make()
+            p.enable()
+            first, second = program()
+            p.disable()
+            by_code = {e.code: e.callcount for e in p.getstats() if not isinstance(e.code, str)}
+            results[name] = [by_code.get(first.__code__), by_code.get(second.__code__)]
+            p.create_stats()
+            results[name + "_stats"] = sorted(v[1] for k, v in p.stats.items() if k[2].startswith("<lambda>"))
+        print(json.dumps(results))
+    """).result()
+    assert r["cprofile"] == [3, 5]
+    assert r["ringprof"] == r["cprofile"]
+    # .stats (what pstats reads) has one entry per label: ringprof sums the two, as pstats merges
+    # entries of one label; cProfile's own snapshot keeps whichever came last.
+    assert r["ringprof_stats"] == [8] and len(r["cprofile_stats"]) == 1

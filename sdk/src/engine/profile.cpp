@@ -17,9 +17,9 @@ namespace ringprof {
 
 namespace {
 
-using RowId = std::tuple<std::string, std::uint32_t, std::string, std::string>;
+using RowId = std::tuple<std::string, std::uint32_t, std::string, std::string, std::string>;
 
-RowId id_of(const FunctionStats& f) { return RowId{f.file, f.line, f.name, f.signature}; }
+RowId id_of(const FunctionStats& f) { return RowId{f.file, f.line, f.name, f.signature, f.function}; }
 
 void subtract(CallCounts& c, const CallCounts& base) {
     c.ncalls -= std::min(c.ncalls, base.ncalls);
