@@ -160,6 +160,11 @@ mutation sig_rank_one_not_a_tuple signatures sdk/src/engine/signature_format.cpp
     ringprof_stats_tests 'SignatureTypes.*'
 
 # ---- signatures (Python) ----------------------------------------------------------------------
+# The key of a call leaves out the types *args received: two calls passing different types
+# share the first one's row.
+mutation py_sig_key_without_varargs signatures python/src/call_signature.cpp \
+    'for (Py_ssize_t i = 0; i < count; ++i) append_value_key(PyTuple_GET_ITEM(args, i), key);' ';' \
+    python 'star_args'
 # The key leaves out an array's dtype: float32 and float64 arrays of one shape become one row.
 mutation py_sig_key_without_dtype signatures python/src/call_signature.cpp \
     'key.push_back(reinterpret_cast<std::uintptr_t>(a->descr));' 'key.push_back(0);' \
@@ -419,8 +424,24 @@ mutation exec_image_takes_the_claim outputs sdk/src/process/run_claim.cpp \
 # ---- the Python module ------------------------------------------------------------------------
 # reset_timers() keeps the worker trees merged before it: they come back in the next tree.
 mutation py_reset_keeps_merged_workers python python/ringprof/mlagents.py \
-    '        _merges.clear()' '        pass' \
+    '        _threads.clear()' '        pass' \
     python 'reset_timers_forgets_the_worker_trees'
+# merge_gauges() replaces a gauge's count instead of adding the other thread's (ML-Agents sums).
+mutation py_merge_gauges_keeps_one_count python python/ringprof/mlagents.py \
+    '        self.count += other.count' '        self.count = max(self.count, other.count)' \
+    python 'threaded_trainer'
+# The merges not yet grafted are left out of the files written at exit.
+mutation py_pending_merges_lost_at_exit python python/ringprof/mlagents.py \
+    '_atexit.register(_graft_pending)' 'pass' \
+    python 'never_read_back'
+# An infinite gauge is dropped, as NaN is (ML-Agents counts it, value and max inf).
+mutation py_infinite_gauge_dropped python python/ringprof/mlagents.py \
+    '    if _math.isnan(value):' '    if not _math.isfinite(value):' \
+    python 'infinite_gauge'
+# A thread's root merged by the trainer is grafted into the engine, which holds it already.
+mutation py_thread_root_grafted_twice python python/ringprof/mlagents.py \
+    '                if not recorded_here:' '                if True:' \
+    python 'threaded_trainer'
 # The pstats key leaves out a C++ function's signature: two signatures become one entry.
 mutation py_pstats_key_without_cpp_signature python python/ringprof/_profile.py \
     'labels = [(r["file"], r["line"], r["name"] + r["signature"]) for r in rows]' \
@@ -435,6 +456,38 @@ mutation py_getstats_reccallcount python python/ringprof/_profile.py \
     'entries.append(ProfilerEntry(code, c["ncalls"], c["ncalls"] - c["primitive_calls"],' \
     'entries.append(ProfilerEntry(code, c["ncalls"], 0,' \
     python 'getstats'
+# Enabling a second Profile leaves the first one's window open: it counts the second's calls.
+mutation py_profile_windows_overlap python python/src/profile_hook.cpp \
+    'if (g_recording != nullptr && g_recording != this) g_recording->close_window();' ';' \
+    python 'exactly_the_calls'
+# disable() drops the program's own profile hook instead of putting it back.
+mutation py_profile_drops_programs_hook python python/src/profile_hook.cpp \
+    'PyEval_SetProfile(previous.func, previous.obj);' 'PyEval_SetProfile(nullptr, nullptr);' \
+    python 'hook_is_put_back'
+# plot() shows the page in a notebook through an iframe (IPython warns about it).
+mutation py_plot_in_an_iframe python python/ringprof/_profile.py \
+    '    display(HTML(fragment))' '    display(HTML("<iframe>" + fragment))' \
+    python 'plot_in_a_notebook'
+# A custom_timer is ignored: the table is timed by the engine's clock.
+mutation py_custom_timer_ignored python python/ringprof/_profile.py \
+    '        if custom_timer is not None:' '        if False:' \
+    python 'custom_timer'
+# Two code objects on one line (two lambdas) share one row again.
+mutation py_code_objects_of_one_label_merged python python/src/profile_hook.cpp \
+    '    return static_cast<std::uint32_t>(codes.size() - 1);' '    return 0;' \
+    python 'sharing_one_file_line'
+# getstats() gives a leaf an empty list of calls (cProfile: None).
+mutation py_getstats_leaf_calls_empty python python/ringprof/_profile.py \
+    'if self._subcalls and r["callees"]:' 'if self._subcalls:' \
+    python 'getstats_gives_cprofiles'
+# getstats() gives a Python function's row its name, not its code object.
+mutation py_getstats_code_is_a_name python python/ringprof/_profile.py \
+    '        return code, name[len(code.co_name):]' '        return name, ""' \
+    python 'getstats'
+# An unknown sort key raises ValueError (cProfile: KeyError).
+mutation py_sort_key_valueerror python python/ringprof/_profile.py \
+    '            raise KeyError("ringprof.Profile: unknown sort key' '            raise ValueError("ringprof.Profile: unknown sort key' \
+    python 'unknown_sort_key'
 # .stats (what pstats reads) swaps primitive and total calls.
 mutation py_pstats_calls_swapped python python/ringprof/_profile.py \
     'entry = (c["primitive_calls"], c["ncalls"], c["tottime"], c["cumtime"])' \

@@ -1,27 +1,31 @@
-from types import TracebackType
+from types import CodeType, TracebackType
 from os import PathLike
-from typing import Dict, List, NamedTuple, Optional, Tuple, Type, Union
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple, Type, Union
 
-class ProfilerCode(NamedTuple):
-    file: str
-    line: int
-    name: str
-    signature: str
-
-class ProfilerSubEntry(NamedTuple):
-    code: ProfilerCode
+class _ProfilerSubEntryFields(NamedTuple):
+    code: Union[CodeType, str]
     callcount: int
     reccallcount: int
     totaltime: float
     inlinetime: float
 
-class ProfilerEntry(NamedTuple):
-    code: ProfilerCode
+class ProfilerSubEntry(_ProfilerSubEntryFields):
+    signature: str
+    def __new__(cls, code: Union[CodeType, str], callcount: int, reccallcount: int, totaltime: float,
+                inlinetime: float, signature: str = ...) -> "ProfilerSubEntry": ...
+
+class _ProfilerEntryFields(NamedTuple):
+    code: Union[CodeType, str]
     callcount: int
     reccallcount: int
     totaltime: float
     inlinetime: float
     calls: Optional[List[ProfilerSubEntry]]
+
+class ProfilerEntry(_ProfilerEntryFields):
+    signature: str
+    def __new__(cls, code: Union[CodeType, str], callcount: int, reccallcount: int, totaltime: float,
+                inlinetime: float, calls: Optional[List[ProfilerSubEntry]], signature: str = ...) -> "ProfilerEntry": ...
 
 _Label = Tuple[str, int, str]
 _CallerStats = Tuple[int, int, float, float]
@@ -29,8 +33,9 @@ _Stats = Dict[_Label, Tuple[int, int, float, float, Dict[_Label, _CallerStats]]]
 
 class Profile:
     stats: _Stats
-    def __init__(self, custom_timer: None = ..., time_unit: None = ..., subcalls: bool = ...,
-                 builtins: bool = ..., signatures: bool = ...) -> None: ...
+    def __init__(self, custom_timer: Optional[Callable[[], Union[int, float]]] = ...,
+                 time_unit: Optional[float] = ..., subcalls: bool = ..., builtins: bool = ...,
+                 signatures: bool = ...) -> None: ...
     def enable(self, subcalls: Optional[bool] = ..., builtins: Optional[bool] = ...) -> None: ...
     def disable(self) -> None: ...
     def clear(self) -> None: ...
@@ -43,4 +48,4 @@ class Profile:
     def stats_table(self, sort: Union[int, str] = ...) -> str: ...
     def print_stats(self, sort: Union[int, str] = ...) -> None: ...
 
-def plot(profile: Optional[Profile] = ..., path: Optional[str] = ...) -> str: ...
+def plot(profile: Profile, path: Optional[str] = ...) -> str: ...

@@ -120,6 +120,23 @@ int first_shown_argument(PyCodeObject* code, PyObject* names) {
     return first != nullptr && (std::strcmp(first, "self") == 0 || std::strcmp(first, "cls") == 0) ? 1 : 0;
 }
 
+// The key words of one argument's value: its type, and for an array its dtype and shape.
+void append_value_key(PyObject* value, std::vector<std::uint64_t>& key) {
+    if (value == nullptr) {
+        key.push_back(0);
+        return;
+    }
+    key.push_back(reinterpret_cast<std::uintptr_t>(Py_TYPE(value)));
+    if (is_ndarray(value)) {
+        const auto* a = reinterpret_cast<const NumpyArrayHead*>(value);
+        // Built-in dtypes are singletons; the row keeps a reference to any other (below),
+        // so the address cannot be reused for another dtype.
+        key.push_back(reinterpret_cast<std::uintptr_t>(a->descr));
+        key.push_back(static_cast<std::uint64_t>(a->nd));
+        for (int d = 0; d < a->nd; ++d) key.push_back(static_cast<std::uint64_t>(a->dimensions[d]));
+    }
+}
+
 }  // namespace
 
 bool append_signature_key(PyFrameObject* frame, PyCodeObject* code, std::vector<std::uint64_t>& key) {
@@ -127,23 +144,99 @@ bool append_signature_key(PyFrameObject* frame, PyCodeObject* code, std::vector<
     key.push_back(static_cast<std::uint64_t>(n));
     for (int i = 0; i < n; ++i) {
         PyObject* value = argument(frame, code, i);
-        if (value == nullptr) {
-            key.push_back(0);
-            continue;
+        append_value_key(value, key);
+        Py_XDECREF(value);
+    }
+    // What *args and **kwargs received: the same code object takes different arguments there
+    // (a wrapper, np.copyto-style functions), and the row shows what was passed.
+    int slot = n;
+    if ((code->co_flags & CO_VARARGS) != 0) {
+        PyObject* args = argument(frame, code, slot++);
+        const Py_ssize_t count = args != nullptr && PyTuple_Check(args) ? PyTuple_GET_SIZE(args) : 0;
+        key.push_back(static_cast<std::uint64_t>(count));
+        for (Py_ssize_t i = 0; i < count; ++i) append_value_key(PyTuple_GET_ITEM(args, i), key);
+        Py_XDECREF(args);
+    }
+    if ((code->co_flags & CO_VARKEYWORDS) != 0) {
+        PyObject* kwargs = argument(frame, code, slot);
+        const bool dict = kwargs != nullptr && PyDict_Check(kwargs);
+        key.push_back(static_cast<std::uint64_t>(dict ? PyDict_GET_SIZE(kwargs) : 0));
+        Py_ssize_t pos = 0;
+        PyObject* name = nullptr;
+        PyObject* value = nullptr;
+        while (dict && PyDict_Next(kwargs, &pos, &name, &value)) {
+            // A name by its string hash (cached in the string): the key holds no reference to it.
+            const Py_hash_t h = PyObject_Hash(name);
+            if (h == -1) PyErr_Clear();
+            key.push_back(static_cast<std::uint64_t>(h));
+            append_value_key(value, key);
         }
-        key.push_back(reinterpret_cast<std::uintptr_t>(Py_TYPE(value)));
-        if (is_ndarray(value)) {
-            const auto* a = reinterpret_cast<const NumpyArrayHead*>(value);
-            // Built-in dtypes are singletons; the row keeps a reference to any other (below),
-            // so the address cannot be reused for another dtype.
-            key.push_back(reinterpret_cast<std::uintptr_t>(a->descr));
-            key.push_back(static_cast<std::uint64_t>(a->nd));
-            for (int d = 0; d < a->nd; ++d) key.push_back(static_cast<std::uint64_t>(a->dimensions[d]));
-        }
-        Py_DECREF(value);
+        Py_XDECREF(kwargs);
     }
     return true;
 }
+
+namespace {
+
+// "name:type" of one value, keeping a reference to an array's dtype (see append_value_key).
+bool append_argument(std::string& out, const char* name, PyObject* value) {
+    out += name;
+    out += ':';
+    if (value != nullptr && is_ndarray(value)) Py_INCREF(reinterpret_cast<NumpyArrayHead*>(value)->descr);
+    return append_type(out, value);
+}
+
+bool append_variable_arguments(PyFrameObject* frame, PyCodeObject* code, PyObject* names, std::string& out) {
+    int slot = argument_count(code);
+    bool ok = true;
+    if ((code->co_flags & CO_VARARGS) != 0) {
+        const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, slot));
+        PyObject* args = argument(frame, code, slot++);
+        if (name == nullptr) ok = false;
+        if (ok && args != nullptr && PyTuple_Check(args)) {
+            if (out.back() != '(') out += ", ";
+            out += '*';
+            out += name;
+            out += ":(";
+            for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(args); ++i) {
+                if (i > 0) out += ", ";
+                PyObject* value = PyTuple_GET_ITEM(args, i);
+                if (is_ndarray(value)) Py_INCREF(reinterpret_cast<NumpyArrayHead*>(value)->descr);
+                ok = append_type(out, value);
+            }
+            if (PyTuple_GET_SIZE(args) == 1) out += ',';  // Python's 1-tuple
+            out += ')';
+        }
+        Py_XDECREF(args);
+    }
+    if (ok && (code->co_flags & CO_VARKEYWORDS) != 0) {
+        const char* name = PyUnicode_AsUTF8(PyTuple_GET_ITEM(names, slot));
+        PyObject* kwargs = argument(frame, code, slot);
+        if (name == nullptr) ok = false;
+        if (ok && kwargs != nullptr && PyDict_Check(kwargs)) {
+            if (out.back() != '(') out += ", ";
+            out += "**";
+            out += name;
+            out += ":{";
+            Py_ssize_t pos = 0;
+            PyObject* key = nullptr;
+            PyObject* value = nullptr;
+            bool first = true;
+            while (ok && PyDict_Next(kwargs, &pos, &key, &value)) {
+                if (!first) out += ", ";
+                first = false;
+                const char* text = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : nullptr;
+                if (text == nullptr) PyErr_Clear();
+                ok = append_argument(out, text != nullptr ? text : "?", value);
+            }
+            out += '}';
+        }
+        Py_XDECREF(kwargs);
+    }
+    return ok;
+}
+
+}  // namespace
 
 bool signature_text(PyFrameObject* frame, PyCodeObject* code, std::string& out) {
     PyObject* names = PyCode_GetVarnames(code);
@@ -158,15 +251,11 @@ bool signature_text(PyFrameObject* frame, PyCodeObject* code, std::string& out) 
             ok = false;
             break;
         }
-        out += name;
-        out += ':';
         PyObject* value = argument(frame, code, i);
-        if (value != nullptr && is_ndarray(value)) {
-            Py_INCREF(reinterpret_cast<NumpyArrayHead*>(value)->descr);  // see append_signature_key
-        }
-        ok = append_type(out, value);
+        ok = append_argument(out, name, value);
         Py_XDECREF(value);
     }
+    if (ok) ok = append_variable_arguments(frame, code, names, out);
     out += ')';
     Py_DECREF(names);
     return ok;

@@ -112,19 +112,28 @@ py::object run_info() {
     return d;
 }
 
-// Grafts a timers JSON tree below the calling thread's current scope (ML-Agents' worker merge)
-// and returns that scope's path (the names of the open scopes, this call's own frame included
-// when a Profile records C functions), so the thread's tree can show the merge at the same place.
-py::list merge_tree(const std::string& json, const std::string& graft_path) {
+// Where ringprof.mlagents' merge() is called: a context captured at the calling thread's current
+// scope (for the engine's graft, later) and the names of the open scopes (for the thread's own
+// view). The graft itself is deferred: it is a round trip to the drainer, far dearer than
+// ML-Agents' merge of a small tree, so merges accumulate in Python and are grafted in batches.
+py::tuple merge_point() {
     PyObject* path = ringprof::python::open_scope_name_list();
     if (path == nullptr) throw py::error_already_set();
     py::list names = py::reinterpret_steal<py::list>(path);
+    return py::make_tuple(ringprof::capture_context().id, names);
+}
+
+// Grafts a tree (timers JSON) under `graft_path` below the scope `context_id` was captured in.
+void graft_at(std::uint64_t context_id, const std::string& json, const std::string& graft_path) {
+    ringprof::TimerTree tree;
     try {
-        ringprof::merge_worker_tree(json, graft_path);
+        tree = ringprof::parse_timers_json(json, "merged tree");
     } catch (const ringprof::TimersJsonError& e) {
         throw py::value_error(std::string("ringprof: the tree to merge is not a timers tree: ") + e.what());
     }
-    return names;
+    ringprof::Session* s = ringprof::Session::current();
+    if (s == nullptr) return;
+    ringprof::python::without_gil([&] { s->graft(ringprof::Context{context_id}, graft_path, tree); });
 }
 
 // The interactive flame page of the session's tree now, written to `path`.
@@ -226,7 +235,8 @@ void init_engine(py::module_& m) {
     m.def("_snapshot", &snapshot);
     m.def("_take_tree", &take_tree);
     m.def("_run_info", &run_info);
-    m.def("_merge_tree", &merge_tree, py::arg("timers_json"), py::arg("graft_path"));
+    m.def("_merge_point", &merge_point);
+    m.def("_graft_at", &graft_at, py::arg("context_id"), py::arg("timers_json"), py::arg("graft_path"));
     m.def("_write_flame_page", &write_flame_page, py::arg("path"), py::arg("title"));
     ringprof::python::add_profile_hook(m);
     m.def("_interned_site_count", &ringprof::python::interned_site_count);

@@ -117,10 +117,27 @@ std::string utf8(PyObject* text) {
 }
 
 const Site* remember(std::vector<std::uint64_t>& key, const std::string& name, const std::string& file,
-                     std::uint32_t line) {
-    const Site* site = intern_site(name, file, line);
+                     std::uint32_t line, std::uint32_t variant = 0) {
+    const Site* site = intern_site(name, file, line, variant);
     site_table().emplace(key, site);
     return site;
+}
+
+// The code object of each Python function's site (a reference the site table's key holds), so
+// getstats() can give cProfile's code objects.
+std::unordered_map<const Site*, PyObject*>* const g_site_codes = new std::unordered_map<const Site*, PyObject*>;
+// The code objects seen under each row label (name, file, line), in order: the n-th is variant n
+// of that label, a row of its own (cProfile counts code objects apart: two lambdas on one line,
+// a notebook cell's statements).
+std::unordered_map<std::string, std::vector<PyObject*>>* const g_label_codes =
+    new std::unordered_map<std::string, std::vector<PyObject*>>;
+
+std::uint32_t variant_of(PyObject* code, const std::string& name, const std::string& file, std::uint32_t line) {
+    std::vector<PyObject*>& codes = (*g_label_codes)[name + '\0' + file + '\0' + std::to_string(line)];
+    const auto it = std::find(codes.begin(), codes.end(), code);
+    if (it != codes.end()) return static_cast<std::uint32_t>(it - codes.begin());
+    codes.push_back(code);  // kept alive by the site table's key
+    return static_cast<std::uint32_t>(codes.size() - 1);
 }
 
 // `key` is the thread's scratch vector: a lookup allocates nothing.
@@ -142,7 +159,12 @@ const Site* site_for_python_call(PyFrameObject* frame, std::vector<std::uint64_t
     std::string name = utf8(code->co_name);
     if (g_hook.signatures && !signature_text(frame, code, name)) PyErr_Clear();
     // The table keeps the reference taken above.
-    return remember(key, name, utf8(code->co_filename), static_cast<std::uint32_t>(code->co_firstlineno));
+    const std::string file = utf8(code->co_filename);
+    const auto line = static_cast<std::uint32_t>(code->co_firstlineno);
+    const Site* site =
+        remember(key, name, file, line, variant_of(reinterpret_cast<PyObject*>(code), name, file, line));
+    g_site_codes->try_emplace(site, reinterpret_cast<PyObject*>(code));
+    return site;
 }
 
 bool is_profiler_method(PyObject* callable) {
@@ -246,6 +268,9 @@ void close_call(ThreadState& state, const void* owner) {
     detail::close_scope(closing, close_tag);
 }
 
+void remove_hook();
+void end_closing_window();
+
 // Never raises: a call it cannot name (out of memory) is left out, the program goes on.
 int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg) {
     ThreadState* state = thread_state();
@@ -282,7 +307,10 @@ int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg) {
     } catch (...) {
         PyErr_Clear();
     }
-    if (!g_hook.active && state->hook_frames == 0) PyEval_SetProfile(nullptr, nullptr);
+    if (!g_hook.active && state->hook_frames == 0) {
+        remove_hook();
+        end_closing_window();
+    }
     return 0;
 }
 
@@ -295,37 +323,105 @@ py::dict counts_dict(const CallCounts& c) {
     return d;
 }
 
-// accelerate's Profile over ringprof::Profile: the C++ class owns the statistics (baseline,
-// difference, table); this adds the interpreter hook.
+class PythonProfile;
+// The Profile recording now. The hook is one per process (its settings are the last enabled
+// Profile's), so one Profile records at a time: enabling another ends this one's window, as
+// installing another profiler ends cProfile's recording.
+PythonProfile* g_recording = nullptr;
+// The Profile disabled while calls it saw start were still running (the disable() call itself,
+// at least): its window ends when they have returned, so that each is counted whole, as
+// cProfile counts the calls running when it is disabled.
+PythonProfile* g_closing = nullptr;
+
+// The program's own profile hook (sys.setprofile, another profiler) found when a Profile was
+// enabled on this thread: put back when it is disabled, and named in a warning, once.
+struct PreviousHook {
+    Py_tracefunc func = nullptr;
+    PyObject* obj = nullptr;  // a reference
+};
+thread_local PreviousHook t_previous_hook;
+bool g_warned_previous_hook = false;
+
+void save_previous_hook() {
+    PyThreadState* ts = PyThreadState_Get();
+    if (ts->c_profilefunc == nullptr || ts->c_profilefunc == profile_hook) return;
+    if (!g_warned_previous_hook) {
+        g_warned_previous_hook = true;
+        PyErr_WarnEx(PyExc_RuntimeWarning,
+                     "ringprof.Profile.enable(): this thread already has a profile hook (sys.setprofile or "
+                     "another profiler); it is suspended while the Profile records and put back by disable()",
+                     1);
+    }
+    Py_XDECREF(t_previous_hook.obj);
+    t_previous_hook.func = ts->c_profilefunc;
+    t_previous_hook.obj = ts->c_profileobj;
+    Py_XINCREF(t_previous_hook.obj);
+}
+
+// Removes the hook, putting back the program's own if enable() found one. A hook that is not
+// ringprof's (the program replaced it since) is left alone.
+void remove_hook() {
+    PreviousHook previous = t_previous_hook;
+    t_previous_hook = PreviousHook{};
+    if (PyThreadState_Get()->c_profilefunc == profile_hook) PyEval_SetProfile(previous.func, previous.obj);
+    Py_XDECREF(previous.obj);
+}
+
+// accelerate's Profile over ringprof::Profile (the session's statistics since it was made): this
+// adds the interpreter hook, and keeps exactly what was collected while this Profile recorded,
+// as the sum of its windows (enable() to disable()).
 class PythonProfile {
 public:
     PythonProfile(bool subcalls, bool builtins, bool signatures)
         : builtins_(builtins), signatures_(signatures), profile_(make_profile(subcalls, signatures)) {}
+
+    ~PythonProfile() {
+        if (g_recording == this) g_recording = nullptr;
+        if (g_closing == this) g_closing = nullptr;
+    }
 
     // Only the hook goes on and off: the process's recording (ringprof.enable/disable) is left
     // as it is, so scopes and C++ markers keep recording around a Profile.
     // `builtins`, when given, changes the setting from now on (cProfile's enable()).
     void enable(std::optional<bool> builtins) {
         if (builtins) builtins_ = *builtins;
+        if (g_closing != nullptr && g_closing != this) g_closing->close_window();
+        g_closing = nullptr;
+        if (g_recording != nullptr && g_recording != this) g_recording->close_window();
+        if (!window_start_) window_start_ = without_gil([this] { return profile_->stats(); });
+        g_recording = this;
         g_hook = HookSettings{true, builtins_, signatures_};
         // A hidden frame left open when the hook was last removed never returned through it.
         if (ThreadState* state = thread_state()) state->hidden_frame = nullptr;
+        save_previous_hook();
         PyEval_SetProfile(profile_hook, nullptr);  // the calling thread, as cProfile does
     }
 
     // Calls still running keep being closed as they return; nothing new is opened.
     void disable() {
-        g_hook.active = false;
+        if (g_recording == this) {
+            g_recording = nullptr;
+            g_hook.active = false;
+        }
         const ThreadState* state = t_state;
-        if (state == nullptr || state->hook_frames == 0) PyEval_SetProfile(nullptr, nullptr);
+        if (state == nullptr || state->hook_frames == 0) {
+            remove_hook();
+            close_window();
+        } else if (window_start_) {
+            g_closing = this;  // see end_closing_window()
+        }
     }
 
     void clear() {
-        without_gil([this] { profile_->clear(); });
+        recorded_.clear();
+        if (window_start_) window_start_ = without_gil([this] { return profile_->stats(); });
     }
 
     py::list rows() {
-        const std::vector<FunctionStats> stats = without_gil([this] { return profile_->stats(); });
+        const std::vector<FunctionStats> stats = without_gil([this] {
+            if (!window_start_) return recorded_;
+            return detail::stats_sum(recorded_, detail::stats_difference(profile_->stats(), *window_start_));
+        });
         py::list out;
         for (const FunctionStats& f : stats) {
             py::dict d;
@@ -333,6 +429,7 @@ public:
             d["line"] = f.line;
             d["name"] = f.name;
             d["signature"] = f.signature;
+            d["function"] = f.function;
             d["counts"] = counts_dict(f.counts);
             py::list callees;
             for (const CalleeStats& c : f.callees) callees.append(py::make_tuple(c.callee, counts_dict(c.counts)));
@@ -342,7 +439,17 @@ public:
         return out;
     }
 
+    // Adds what was collected since enable() to what this Profile holds.
+    void close_window() {
+        if (!window_start_) return;
+        recorded_ = without_gil([this] {
+            return detail::stats_sum(std::move(recorded_), detail::stats_difference(profile_->stats(), *window_start_));
+        });
+        window_start_.reset();
+    }
+
 private:
+
     // Python replaces and drops Profile objects freely (`p = Profile()` twice): each must use the
     // process's default session rather than own one that another Profile could be reading.
     static std::unique_ptr<Profile> make_profile(bool subcalls, bool signatures) {
@@ -354,7 +461,15 @@ private:
     bool builtins_;
     bool signatures_;
     std::unique_ptr<Profile> profile_;
+    std::vector<FunctionStats> recorded_;                      // the closed windows
+    std::optional<std::vector<FunctionStats>> window_start_;  // the session's rows at enable()
 };
+
+void end_closing_window() {
+    PythonProfile* closing = g_closing;
+    g_closing = nullptr;
+    if (closing != nullptr) closing->close_window();
+}
 
 // Python code objects of ringprof's own layer, left out of the table (see g_hidden_site).
 void hide_from_profile(py::args codes) {
@@ -362,6 +477,15 @@ void hide_from_profile(py::args codes) {
         if (!PyCode_Check(code.ptr())) throw py::type_error("ringprof._hide_from_profile: expects code objects");
         g_hidden_code->push_back(code.inc_ref().ptr());
     }
+}
+
+// {(file, line, function): code object} of every Python function the hook has named.
+py::dict python_site_codes() {
+    py::dict out;
+    for (const auto& [site, code] : *g_site_codes) {
+        out[py::make_tuple(site->file, site->line, site->function)] = py::reinterpret_borrow<py::object>(code);
+    }
+    return out;
 }
 
 }  // namespace
@@ -381,6 +505,7 @@ void add_profile_hook(py::module_& m) {
         if (PyCFunction_Check(f)) g_profiler_methods->push_back(reinterpret_cast<PyCFunctionObject*>(f)->m_ml);
     }
     m.def("_hide_from_profile", &hide_from_profile);
+    m.def("_python_site_codes", &python_site_codes);
 }
 
 }  // namespace ringprof::python

@@ -12,7 +12,9 @@ namespace ringprof::python {
 
 // Thread-safe; allocates only the first time a (name, file, line) is seen. Throws
 // std::bad_alloc when out of memory.
-const Site* intern_site(std::string_view name, std::string_view file, std::uint32_t line);
+// `variant` tells apart functions that share a (name, file, line) (two lambdas on one line): the
+// site's `function` is the name for variant 0, the name and "#variant" otherwise.
+const Site* intern_site(std::string_view name, std::string_view file, std::uint32_t line, std::uint32_t variant = 0);
 
 // How many distinct sites were made (documented growth: one per distinct name).
 std::uint64_t interned_site_count();

@@ -248,3 +248,22 @@ def test_a_merge_inside_a_profiled_call_lands_under_that_call(tmp_path):
     in_tree = []
     dict_walk(workers, [], in_tree)
     assert in_tree == names_to_graft
+
+
+def test_merges_never_read_back_reach_the_timers_file_at_exit(tmp_path):
+    # merge() hands its trees to the engine at the next read or at exit: a program that merges
+    # and exits without reading still has them in its file.
+    run = run_scenario(tmp_path, """
+        from ringprof.mlagents import hierarchical_timer, TimerNode
+        worker = TimerNode()
+        worker.add_time(0.5)
+        worker.get_child("step").add_time(0.25)
+        for _ in range(3):
+            with hierarchical_timer("workers") as node:
+                node.merge(worker, root_name="worker_root")
+        print("{}")
+    """)
+    from conftest import path
+    worker_root = path(run.timers(), "workers", "worker_root")
+    assert worker_root["count"] == 3 and worker_root["is_parallel"] is True
+    assert path(worker_root, "step")["count"] == 3

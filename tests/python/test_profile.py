@@ -29,7 +29,8 @@ DOT_PROGRAM = """
         dot(a, b)
         p.disable()
         tables[signatures] = p.stats_table()
-    entries = [[e.code.name, e.callcount, e.reccallcount, [s.code.name for s in (e.calls or [])]]
+    entries = [[getattr(e.code, "co_name", e.code), e.callcount, e.reccallcount,
+                [getattr(s.code, "co_name", s.code) for s in (e.calls or [])]]
                for e in p.getstats()]
     c = cProfile.Profile()
     c.enable()
@@ -232,21 +233,71 @@ def test_disable_inside_a_profiled_call_still_closes_every_call_it_opened(tmp_pa
     assert path(root, "late")["count"] == 1 and path(root, "after")["count"] == 1
 
 
-def test_plot_writes_the_flame_page_and_returns_its_path(tmp_path):
-    run = run_scenario(tmp_path, """
-        import json, ringprof
-        def traced_function():
-            return 1
-        p = ringprof.Profile()
-        with p:
-            traced_function()
-        print(json.dumps(ringprof.plot(p)))
-    """)
+PLOT_PROGRAM = """
+import json, sys, types
+import ringprof
+
+def traced_function(x):
+    return helper(x)
+
+def helper(x):
+    return x
+
+def not_profiled():
+    pass
+
+with ringprof.scope("session_scope"):
+    not_profiled()
+p = ringprof.Profile()
+with p:
+    traced_function(1)
+not_profiled()
+"""
+
+
+def test_plot_writes_this_profiles_functions_and_callers_and_says_where(tmp_path):
+    run = run_scenario(tmp_path, PLOT_PROGRAM + """
+path = ringprof.plot(p)
+print(json.dumps(path))
+""")
     page_path = run.result()
-    assert page_path == run.path("profile_flame.html")
+    assert page_path == run.path("profile_stats.html")
+    assert "ringprof.plot: wrote " + page_path in run.stdout
     with open(page_path) as f:
         page = f.read()
-    assert page.lstrip().lower().startswith("<!doctype html") and "traced_function" in page
+    assert page.lstrip().lower().startswith("<!doctype html")
+    assert "scenario.py:5(traced_function(x:int))" in page
+    assert "called by scenario.py:5(traced_function(x:int))" in page  # helper's caller
+    assert "not_profiled" not in page and "session_scope" not in page, "only this profile's calls"
+
+
+def test_plot_in_a_notebook_shows_the_statistics_inline_without_a_frame(tmp_path):
+    # A stand-in for IPython in a Jupyter kernel: what plot() hands to display() is recorded.
+    run = run_scenario(tmp_path, """
+import sys, types
+shown = []
+class ZMQInteractiveShell:
+    pass
+ipython = types.ModuleType("IPython")
+ipython.get_ipython = lambda: ZMQInteractiveShell()
+display_module = types.ModuleType("IPython.display")
+class HTML:
+    def __init__(self, data):
+        self.data = data
+display_module.HTML = HTML
+display_module.display = lambda obj: shown.append(obj.data)
+ipython.display = display_module
+sys.modules["IPython"] = ipython
+sys.modules["IPython.display"] = display_module
+""" + PLOT_PROGRAM + """
+ringprof.plot(p)
+print(json.dumps(shown))
+""")
+    shown = run.result()
+    assert len(shown) == 1
+    assert "traced_function(x:int)" in shown[0] and "helper(x:int)" in shown[0]
+    assert "<iframe" not in shown[0], "IPython warns about an iframe in HTML output"
+    assert "ringprof.plot: wrote" not in run.stdout
 
 
 def test_profile_errors_are_python_exceptions(tmp_path):
@@ -258,14 +309,14 @@ def test_profile_errors_are_python_exceptions(tmp_path):
                 f()
             except Exception as e:
                 errors[key] = type(e).__name__
-        catch("custom_timer", lambda: ringprof.Profile(custom_timer=lambda: 0))
         catch("sort", lambda: ringprof.Profile().print_stats(sort="bogus"))
         catch("sort_int", lambda: ringprof.Profile().print_stats(sort=7))
         catch("plot", lambda: ringprof.plot("not a profile"))
+        catch("plot_none", lambda: ringprof.plot(None))
         print(json.dumps(errors))
     """)
-    assert run.result() == {"custom_timer": "ValueError", "sort": "ValueError", "sort_int": "ValueError",
-                            "plot": "TypeError"}
+    assert run.result() == {"sort": "KeyError", "sort_int": "KeyError",
+                            "plot": "TypeError", "plot_none": "TypeError"}
 
 
 def test_each_signature_component_alone_makes_a_row_and_no_change_makes_one(tmp_path):

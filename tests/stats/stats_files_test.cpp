@@ -60,8 +60,8 @@ TEST(StatsBackend, WritesTheTableAndASavedProfileThatReadsBack) {
 TEST(StatsJson, RoundTripsExactly) {
     std::vector<ringprof::FunctionStats> rows(2);
     rows[0] = {"/a \"quoted\".cpp",      3, "f", "(x:vector<float>(shape=(2,)))", {4, 2, 0.1, 1.0 / 3.0},
-               {{1, {2, 2, 1e-7, 2e-7}}}};
-    rows[1] = {"b.cpp", 9, "g", "", {2, 2, 2e-7, 2e-7}, {}};
+               {{1, {2, 2, 1e-7, 2e-7}}}, ""};
+    rows[1] = {"b.cpp", 9, "g", "", {2, 2, 2e-7, 2e-7}, {}, ""};
     expect_same(ringprof::parse_stats_json(ringprof::write_stats_json(rows, "run")), rows);
     expect_same(ringprof::parse_stats_json(ringprof::write_stats_json({})), {});
 }

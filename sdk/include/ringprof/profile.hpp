@@ -69,6 +69,16 @@ struct ProfilerEntry {
     std::optional<std::vector<ProfilerSubEntry>> calls;  // empty optional with subcalls off
 };
 
+namespace detail {
+// The arithmetic of recording windows over a session's rows (every figure is a sum over calls):
+// what was collected between two snapshots (`now` minus `base`; rows left without calls are
+// dropped), and the sum of two sets of rows (rows and callees matched by file, line, name and
+// signature).
+std::vector<FunctionStats> stats_difference(const std::vector<FunctionStats>& now,
+                                            const std::vector<FunctionStats>& base);
+std::vector<FunctionStats> stats_sum(std::vector<FunctionStats> into, const std::vector<FunctionStats>& more);
+}  // namespace detail
+
 class Profile {
 public:
     explicit Profile(ProfileOptions options = {});

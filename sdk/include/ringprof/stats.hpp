@@ -37,6 +37,9 @@ struct FunctionStats {
     std::string signature;  // "(a:vector<float>(shape=(16,)))", or empty without one
     CallCounts counts;
     std::vector<CalleeStats> callees;
+    // The marker's function (Site::function): rows of one label but different functions are
+    // kept apart (two Python code objects defined on one line, as cProfile counts them).
+    std::string function;
 
     // "dot(a:...)": what the table prints in parentheses after file:line.
     std::string label() const { return name + signature; }

@@ -17,9 +17,9 @@ namespace ringprof {
 
 namespace {
 
-using RowId = std::tuple<std::string, std::uint32_t, std::string, std::string>;
+using RowId = std::tuple<std::string, std::uint32_t, std::string, std::string, std::string>;
 
-RowId id_of(const FunctionStats& f) { return RowId{f.file, f.line, f.name, f.signature}; }
+RowId id_of(const FunctionStats& f) { return RowId{f.file, f.line, f.name, f.signature, f.function}; }
 
 void subtract(CallCounts& c, const CallCounts& base) {
     c.ncalls -= std::min(c.ncalls, base.ncalls);
@@ -87,7 +87,54 @@ std::optional<std::vector<FunctionStats>> stats_of(Session* owned, const Session
 
 ProfilerCode code_of(const FunctionStats& f) { return ProfilerCode{f.file, f.line, f.name, f.signature}; }
 
+void add(CallCounts& c, const CallCounts& more) {
+    c.ncalls += more.ncalls;
+    c.primitive_calls += more.primitive_calls;
+    c.tottime += more.tottime;
+    c.cumtime += more.cumtime;
+}
+
 }  // namespace
+
+namespace detail {
+
+std::vector<FunctionStats> stats_difference(const std::vector<FunctionStats>& now,
+                                            const std::vector<FunctionStats>& base) {
+    return difference(now, base);
+}
+
+std::vector<FunctionStats> stats_sum(std::vector<FunctionStats> into, const std::vector<FunctionStats>& more) {
+    std::map<RowId, std::size_t> index;
+    for (std::size_t i = 0; i < into.size(); ++i) index.emplace(id_of(into[i]), i);
+    std::vector<std::size_t> into_of_more(more.size());
+    for (std::size_t i = 0; i < more.size(); ++i) {
+        const auto [it, added] = index.emplace(id_of(more[i]), into.size());
+        if (added) {
+            FunctionStats row = more[i];
+            row.counts = CallCounts{};
+            row.callees.clear();
+            into.push_back(std::move(row));
+        }
+        into_of_more[i] = it->second;
+        add(into[it->second].counts, more[i].counts);
+    }
+    for (std::size_t i = 0; i < more.size(); ++i) {
+        std::vector<CalleeStats>& callees = into[into_of_more[i]].callees;
+        for (const CalleeStats& c : more[i].callees) {
+            const std::size_t callee = into_of_more[c.callee];
+            auto same = std::find_if(callees.begin(), callees.end(),
+                                     [&](const CalleeStats& have) { return have.callee == callee; });
+            if (same == callees.end()) {
+                callees.push_back(CalleeStats{callee, c.counts});
+            } else {
+                add(same->counts, c.counts);
+            }
+        }
+    }
+    return into;
+}
+
+}  // namespace detail
 
 Profile::Profile(ProfileOptions options) : options_(std::move(options)) {
     {

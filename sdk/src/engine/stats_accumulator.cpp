@@ -1,6 +1,7 @@
 #include "stats_accumulator.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <tuple>
 #include <utility>
 
@@ -18,6 +19,14 @@ StatsAccumulator::RowKey StatsAccumulator::canonical(const Site* site, std::uint
     if (hit != canonical_.end()) return hit->second;
     std::string label =
         std::string(site->file) + '\0' + std::to_string(site->line) + '\0' + site->name + signatures.text(signature);
+    // A variant of a label ("name#2": another Python code object on the same line) is a row of
+    // its own; every other site merges with those of the same label (one inline function's
+    // sites in several libraries).
+    const std::size_t name_length = std::strlen(site->name);
+    if (std::strncmp(site->function, site->name, name_length) == 0 && site->function[name_length] == '#') {
+        label += '\0';
+        label += site->function;
+    }
     const RowKey row = by_label_.emplace(std::move(label), key).first->second;
     canonical_.emplace(key, row);
     return row;
@@ -116,13 +125,14 @@ std::vector<FunctionStats> StatsAccumulator::to_stats(const SignatureTable& sign
         out[i].line = k.site->line;
         out[i].name = k.site->name;
         out[i].signature = signatures.text(k.signature);
+        out[i].function = k.site->function;
         out[i].counts = counts_of(kept[i].second->ticks);
     }
     std::vector<std::size_t> order(kept.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return std::tie(out[a].file, out[a].line, out[a].name, out[a].signature) <
-               std::tie(out[b].file, out[b].line, out[b].name, out[b].signature);
+        return std::tie(out[a].file, out[a].line, out[a].name, out[a].signature, out[a].function) <
+               std::tie(out[b].file, out[b].line, out[b].name, out[b].signature, out[b].function);
     });
     std::unordered_map<RowKey, std::size_t, RowKeyHash> index;
     std::vector<FunctionStats> sorted;
