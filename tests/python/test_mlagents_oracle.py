@@ -1,34 +1,46 @@
-"""ringprof.mlagents against ML-Agents' own timers module (tests/python/oracle/mlagents_timers.py,
-vendored as a test oracle): each program runs once on the oracle and once on ringprof.mlagents,
-and what ML-Agents' public API returns must match."""
+"""ringprof.mlagents against ML-Agents' own timers module (mlagents_envs/timers.py, the version
+with TIMER_FORMAT_VERSION "0.1.0", per-thread stacks and merge_gauges, as released in
+mlagents-envs 0.16 to 1.1.0). Each program's expected answer below is what ML-Agents' module
+returned for it, run here once; the project does not carry ML-Agents' code. With
+RINGPROF_MLAGENTS_TIMERS pointing at a copy of that timers.py, each program also runs on it side by
+side and its answer must still be the one written here."""
 import os
 
-from conftest import HERE, path, run_scenario
+import pytest
 
-ORACLE_DIR = os.path.join(HERE, "oracle")
-ORACLE = "mlagents_timers"
+from conftest import path, run_scenario
+
+ORACLE_FILE = os.environ.get("RINGPROF_MLAGENTS_TIMERS")
 RINGPROF = "ringprof.mlagents"
 
 
 def on_both(tmp_path, code):
-    """Runs `code` (which imports `timers` from MODULE) on the oracle and on ringprof; returns
-    (oracle's result, ringprof's result, ringprof's run)."""
-    results = []
-    runs = []
-    for module in (ORACLE, RINGPROF):
-        where = tmp_path / module.replace(".", "_")
+    """Runs `code` (which uses `timers`) on ringprof.mlagents and, when a copy is given, on
+    ML-Agents' module; returns (ML-Agents' result or None, ringprof's result, ringprof's run)."""
+    def run_on(module_line, where, extra_path):
         where.mkdir()
-        program = "import importlib\ntimers = importlib.import_module(%r)\n" % module + code
-        run = run_scenario(where, program, extra_path=[ORACLE_DIR])
-        results.append(run.result())
-        runs.append(run)
-    return results[0], results[1], runs[1]
+        return run_scenario(where, module_line + code, extra_path=extra_path)
+
+    ours = run_on("import importlib\ntimers = importlib.import_module(%r)\n" % RINGPROF,
+                  tmp_path / "ringprof_mlagents", [])
+    oracle = None
+    if ORACLE_FILE:
+        oracle = run_on("import importlib.util as u\n"
+                        "spec = u.spec_from_file_location('mlagents_timers', %r)\n"
+                        "timers = u.module_from_spec(spec); spec.loader.exec_module(timers)\n" % ORACLE_FILE,
+                        tmp_path / "mlagents_timers", []).result()
+    return oracle, ours.result(), ours
 
 
 def shape(tree):
     """name -> (count, is_parallel, children) of a get_timer_tree() dict."""
     return {name: (node["count"], node.get("is_parallel", False), shape(node))
             for name, node in tree.get("children", {}).items()}
+
+
+MLAGENTS_NAMES = ["GaugeNode", "TIMER_FORMAT_VERSION", "TimerNode", "TimerStack", "add_metadata", "get_timer_root",
+                  "get_timer_stack_for_thread", "get_timer_tree", "hierarchical_timer", "merge_gauges",
+                  "reset_timers", "set_gauge", "timed"]
 
 
 def test_every_public_name_of_mlagents_timers_is_importable_from_ringprof_mlagents(tmp_path):
@@ -39,9 +51,11 @@ names = [n for n, v in vars(timers).items()
          and (callable(v) or isinstance(v, str))]
 print(json.dumps([sorted(names), timers.TIMER_FORMAT_VERSION]))
 """)
-    missing = set(oracle[0]) - set(ours[0]) - {"FuncT"}  # a typing helper, not API
+    if oracle is not None:
+        assert sorted(set(oracle[0]) - {"FuncT"}) == MLAGENTS_NAMES and oracle[1] == "0.1.0"
+    missing = set(MLAGENTS_NAMES) - set(ours[0])
     assert not missing, "ML-Agents names ringprof.mlagents lacks: %s" % sorted(missing)
-    assert ours[1] == oracle[1]
+    assert ours[1] == "0.1.0"
 
 
 THREADED_TRAINER = """
@@ -73,11 +87,12 @@ print(json.dumps(timers.get_timer_tree()))
 
 def test_the_threaded_trainer_pattern_gives_mlagents_tree_and_gauges(tmp_path):
     oracle, ours, run = on_both(tmp_path, THREADED_TRAINER)
-    assert shape(oracle) == {"trainer_threads": (1, False, {"thread_root": (0, True, {
-        "trainer_advance": (20, True, {})})})}, "the oracle's own numbers"
-    assert shape(ours) == shape(oracle)
-    assert {k: v for k, v in ours["gauges"]["reward"].items()} == oracle["gauges"]["reward"]
-    assert ours["gauges"]["reward"]["count"] == 20
+    mlagents_tree = {"trainer_threads": (1, False, {"thread_root": (0, True, {"trainer_advance": (20, True, {})})})}
+    mlagents_reward = {"value": 9.0, "min": 0.0, "max": 9.0, "count": 20}
+    if oracle is not None:
+        assert shape(oracle) == mlagents_tree and oracle["gauges"]["reward"] == mlagents_reward
+    assert shape(ours) == mlagents_tree
+    assert ours["gauges"]["reward"] == mlagents_reward
     # The process's timers file holds each thread's advances once (at its thread's place, the
     # process root), not again under trainer_threads.
     timers_file = run.timers()
@@ -94,8 +109,10 @@ timers.set_gauge("loss", math.inf)
 timers.set_gauge("loss", math.nan)   # ignored by both
 print(json.dumps(timers.get_timer_tree()["gauges"]))
 """)
-    assert oracle["loss"] == {"value": float("inf"), "min": 0.1, "max": float("inf"), "count": 11}
-    assert ours["loss"] == oracle["loss"]
+    mlagents_loss = {"value": float("inf"), "min": 0.1, "max": float("inf"), "count": 11}
+    if oracle is not None:
+        assert oracle["loss"] == mlagents_loss
+    assert ours["loss"] == mlagents_loss
 
 
 def test_the_metadata_has_every_key_mlagents_writes(tmp_path):
@@ -105,18 +122,24 @@ with timers.hierarchical_timer("a"):
     pass
 print(json.dumps(timers.get_timer_tree()["metadata"]))
 """)
-    assert set(oracle) <= set(ours), "missing: %s" % sorted(set(oracle) - set(ours))
-    assert ours["command_line_arguments"] == oracle["command_line_arguments"].replace(
-        str(tmp_path / "mlagents_timers"), str(tmp_path / "ringprof_mlagents"))
-    assert ours["timer_format_version"] == oracle["timer_format_version"]
+    mlagents_keys = {"command_line_arguments", "end_time_seconds", "python_version", "start_time_seconds",
+                     "timer_format_version"}
+    if oracle is not None:
+        assert set(oracle) == mlagents_keys
+    assert mlagents_keys <= set(ours), "missing: %s" % sorted(mlagents_keys - set(ours))
+    # ML-Agents joins sys.argv with spaces: the scenario's own path here.
+    assert ours["command_line_arguments"].endswith("scenario.py")
+    assert ours["timer_format_version"] == "0.1.0"
 
 
+@pytest.mark.skipif(not ORACLE_FILE, reason="times ML-Agents' own merge: set RINGPROF_MLAGENTS_TIMERS to its timers.py")
 def test_merge_of_a_worker_tree_costs_about_what_mlagents_merge_costs(tmp_path):
     # Timed in one process on the same 3-node tree (ML-Agents' worker root shape); the log shows
     # both. Only a generous ratio is asserted: CI machines are loaded and timing is noisy.
     run = run_scenario(tmp_path, """
-import json, timeit
-import mlagents_timers as ml
+import json, timeit, importlib.util as u
+spec = u.spec_from_file_location("mlagents_timers", %r)
+ml = u.module_from_spec(spec); spec.loader.exec_module(ml)
 from ringprof import mlagents as rp
 
 def worker_tree(module):
@@ -138,7 +161,7 @@ def cost(module):
 ml_cost, rp_cost = cost(ml), cost(rp)
 tree = rp.get_timer_tree()
 print(json.dumps([ml_cost, rp_cost, tree["children"]["workers"]["children"]["worker_root"]["count"]]))
-""", extra_path=[ORACLE_DIR])
+""" % ORACLE_FILE)
     ml_cost, rp_cost, merged = run.result()
     print("merge of a 3-node tree: ML-Agents %.2f us, ringprof %.2f us, ratio %.2f"
           % (ml_cost * 1e6, rp_cost * 1e6, rp_cost / ml_cost))
