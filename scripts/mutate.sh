@@ -67,6 +67,14 @@ mutation total_keeps_last_call core sdk/src/engine/call_tree.hpp \
 mutation count_stuck_at_one core sdk/src/engine/call_tree.hpp \
     '++n.count;' 'n.count = 1;' \
     ringprof_timers_tests 'MlAgentsScenario.*:ParallelRuleEdge.*'
+# Scopes closed out of nesting: a detached scope's frames above it stay where they were.
+mutation detach_leaves_frames_above core sdk/src/engine/aggregator.cpp \
+    'parent = track.tree.child(parent, site, key);' 'parent = track.stack[k].node;' \
+    ringprof_timers_tests 'MisnestedEvents.*'
+# Ends made on another thread: applied to the innermost instance, not the one that waited longest.
+mutation elsewhere_closes_innermost core sdk/src/engine/aggregator.cpp \
+    'for (std::size_t frame = 1; frame < track.stack.size(); ++frame) {' 'for (std::size_t frame = track.stack.size() - 1; frame > 0; --frame) {' \
+    ringprof_timers_tests 'MisnestedEvents.*'
 # Fork gate: the end of one fork clears every fork, so members run on while a second one waits.
 mutation fork_end_clears_every_fork core sdk/src/process/fork_gate.cpp \
     '    --g.forks;' '    g.forks = 0;' \

@@ -25,6 +25,13 @@ struct OpenStep {
     std::uint64_t begin_ticks;
 };
 
+// A scope of this thread that another thread ended (EventKind::EndElsewhere), waiting to be
+// applied at its time in this thread's events.
+struct ClosedElsewhere {
+    std::uint64_t ticks;
+    std::uint64_t close_tag;
+};
+
 struct ThreadTrack {
     // `already_counted`: what the ring counted before this session (a ring parked by an earlier
     // session); a newly announced ring starts from zero.
@@ -43,6 +50,11 @@ struct ThreadTrack {
     std::uint32_t step_mode = 0;
     std::vector<OpenStep> steps;       // innermost last
     std::uint32_t blocked_passes = 0;  // passes this ring has waited for a context's capture
+    // Ends of this thread's scopes made by other threads, by time; applied once this thread's
+    // events reach their time (the earliest is `next_elsewhere_ticks`, all ones: none).
+    std::vector<ClosedElsewhere> closed_elsewhere;
+    std::uint64_t next_elsewhere_ticks = ~std::uint64_t{0};
+    std::uint64_t last_ticks = 0;  // the time of the last event decoded
 
     RingCounts counts() const { return ring->ring().counts() - counted_before; }
     std::uint32_t depth() const { return static_cast<std::uint32_t>(stack.size() - 1); }
