@@ -129,9 +129,93 @@ void Aggregator::detach_innermost(ThreadTrack& track, const Site* site, std::uin
     for (std::size_t k = track.stack.size(); k-- > 1;) {
         if (track.tree.nodes()[track.stack[k].node].site == site) {
             detach(track, k, end_ticks);
+            hold_aside(track, site);
             return;
         }
     }
+    close_aside(track, site, end_ticks, false);
+}
+
+// From now on, `site`'s scopes are held beside this thread's nesting (CallNode::held_aside), and
+// what was charged below its open or earlier scopes moves to where it would have been without
+// them: a scope of a site that ends out of nesting (a coroutine's, an asyncio task's) is found to
+// wait while its thread runs other work, and that work did not run inside it. Scopes that do run
+// inside such a scope are shown beside it, at its level. Once per site and thread; one pass over
+// the thread's call tree (parents come before children in it).
+void Aggregator::hold_aside(ThreadTrack& track, const Site* site) {
+    CallTree& tree = track.tree;
+    for (const CallNode& n : tree.nodes()) {
+        if (n.site == site && n.held_aside) return;  // already held aside
+    }
+    tree.hold_aside(site);
+    const std::size_t count = tree.nodes().size();
+    // home: where a node's calls go; under: where its children go (a held node's parent's home).
+    std::vector<std::uint32_t> home(count), under(count);
+    for (std::uint32_t i = 1; i < count; ++i) {
+        const CallNode& n = tree.nodes()[i];
+        const std::uint32_t parent = n.parent;
+        const Site* node_site = n.site;
+        const std::uint64_t key = n.key;
+        const bool held = n.held_aside;
+        // child() may add a node, and move `n`: it is not used after.
+        home[i] = under[parent] == parent ? i : tree.child(under[parent], node_site, key);
+        under[i] = held ? under[parent] : home[i];
+    }
+    for (std::uint32_t i = 1; i < count; ++i) {
+        if (home[i] != i) tree.move_counts(i, home[i]);
+    }
+    std::vector<OpenScope> nesting{track.stack.front()};
+    for (std::size_t k = 1; k < track.stack.size(); ++k) {
+        const OpenScope& open = track.stack[k];
+        const OpenScope moved{home[open.node], open.begin_ticks};
+        if (tree.nodes()[open.node].held_aside) {
+            track.waiting.push_back(moved);
+        } else {
+            nesting.push_back(moved);
+        }
+    }
+    track.stack = std::move(nesting);
+    for (OpenScope& w : track.waiting) {
+        if (w.node < count) w.node = home[w.node];
+    }
+}
+
+void Aggregator::open_aside(ThreadTrack& track, std::uint32_t node, std::uint64_t begin_ticks) {
+    if (track.waiting.size() >= kMaxWaiting) {
+        track.waiting.pop_front();
+        ++misnested_;
+    }
+    track.waiting.push_back(OpenScope{node, begin_ticks});
+}
+
+// Closes a held-aside scope of `site`: the latest opened (an End on its own thread), or the
+// oldest begun by `end_ticks` (an end made elsewhere). Charged, left out of the timelines,
+// counted. False if none is open.
+bool Aggregator::close_aside(ThreadTrack& track, const void* site, std::uint64_t end_ticks, bool oldest) {
+    std::deque<OpenScope>& waiting = track.waiting;
+    const auto& nodes = track.tree.nodes();
+    std::size_t found = waiting.size();
+    if (oldest) {
+        for (std::size_t k = 0; k < waiting.size(); ++k) {
+            if (nodes[waiting[k].node].site == site && waiting[k].begin_ticks <= end_ticks) {
+                found = k;
+                break;
+            }
+        }
+    } else {
+        for (std::size_t k = waiting.size(); k-- > 0;) {
+            if (nodes[waiting[k].node].site == site) {
+                found = k;
+                break;
+            }
+        }
+    }
+    if (found == waiting.size()) return false;
+    const OpenScope open = waiting[found];
+    waiting.erase(waiting.begin() + static_cast<std::ptrdiff_t>(found));
+    track.tree.charge(open.node, end_ticks > open.begin_ticks ? end_ticks - open.begin_ticks : 0);
+    say_misnested(track);
+    return true;
 }
 
 void Aggregator::hold_closed_elsewhere(std::uint64_t opener_ring, std::uint64_t close_tag, std::uint64_t ticks) {
@@ -141,6 +225,14 @@ void Aggregator::hold_closed_elsewhere(std::uint64_t opener_ring, std::uint64_t 
     }
     elsewhere_[opener_ring].push_back(ClosedElsewhere{ticks, close_tag});
     ++held_elsewhere_;
+}
+
+void Aggregator::settle_closed_elsewhere(const std::vector<ThreadTrack*>& tracks) {
+    if (elsewhere_.empty()) return;
+    for (ThreadTrack* track : tracks) {
+        take_closed_elsewhere(*track);
+        if (track->next_elsewhere_ticks <= track->last_ticks) apply_closed_elsewhere(*track, track->last_ticks);
+    }
 }
 
 void Aggregator::take_closed_elsewhere(ThreadTrack& track) {
@@ -168,10 +260,12 @@ void Aggregator::apply_closed_elsewhere(ThreadTrack& track, std::uint64_t up_to)
         const EventKind kind = kind_of(note.close_tag);
         if (kind != EventKind::End && kind != EventKind::AdoptEnd) continue;  // a step: its own stack
         const void* site = kind == EventKind::End ? pointer_of(note.close_tag) : nullptr;
+        if (site != nullptr && close_aside(track, site, note.ticks, true)) continue;
         for (std::size_t frame = 1; frame < track.stack.size(); ++frame) {
             const OpenScope& open = track.stack[frame];
             if (track.tree.nodes()[open.node].site == site && open.begin_ticks <= note.ticks) {
                 detach(track, frame, note.ticks);
+                if (site != nullptr) hold_aside(track, static_cast<const Site*>(site));
                 break;
             }
         }
@@ -217,14 +311,22 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
             case EventKind::Begin: {
                 const auto* site = static_cast<const Site*>(pointer_of(e.tag));
                 const std::uint32_t node = track.tree.child(track.stack.back().node, site, 0);
+                if (__builtin_expect(track.tree.nodes()[node].held_aside, 0)) {
+                    open_aside(track, node, e.tsc);
+                    break;
+                }
                 open_scope(track, node, e.tsc);
                 break;
             }
             case EventKind::End: {
                 // An End with nothing open began before this session: nothing to charge.
-                if (track.stack.size() > 1) {
+                if (__builtin_expect(track.stack.size() == 1, 0)) {
+                    close_aside(track, pointer_of(e.tag), e.tsc, false);
+                } else {
                     if (__builtin_expect(track.tree.nodes()[track.stack.back().node].site != pointer_of(e.tag), 0)) {
-                        close_misnested(track, static_cast<const Site*>(pointer_of(e.tag)), e.tsc);
+                        if (!close_aside(track, pointer_of(e.tag), e.tsc, false)) {
+                            close_misnested(track, static_cast<const Site*>(pointer_of(e.tag)), e.tsc);
+                        }
                         break;
                     }
                     const OpenScope open = track.stack.back();

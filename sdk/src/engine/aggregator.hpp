@@ -36,6 +36,11 @@ public:
     std::uint64_t decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records,
                          WithheldSpans* withheld = nullptr);
 
+    // Applies the ends that other threads made of the tracks' scopes, once each track's events
+    // are past them: called after each pass, as a track read before the ender is not decoded
+    // again until it records more.
+    void settle_closed_elsewhere(const std::vector<ThreadTrack*>& tracks);
+
     // The thread has exited and its ring is fully read: keep its totals, forget the rest.
     void retire(ThreadTrack& track);
 
@@ -74,6 +79,9 @@ private:
     void say_misnested(const ThreadTrack& track);
     void detach(ThreadTrack& track, std::size_t frame, std::uint64_t end_ticks);
     void detach_innermost(ThreadTrack& track, const Site* site, std::uint64_t end_ticks);
+    void hold_aside(ThreadTrack& track, const Site* site);
+    void open_aside(ThreadTrack& track, std::uint32_t node, std::uint64_t begin_ticks);
+    bool close_aside(ThreadTrack& track, const void* site, std::uint64_t end_ticks, bool oldest);
     void hold_closed_elsewhere(std::uint64_t opener_ring, std::uint64_t close_tag, std::uint64_t ticks);
     void take_closed_elsewhere(ThreadTrack& track);
     void apply_closed_elsewhere(ThreadTrack& track, std::uint64_t up_to);
@@ -98,6 +106,9 @@ private:
     // Ends made by other threads (EventKind::EndElsewhere), by the opener's ring address, until
     // the opener's next decode takes them; bounded, as an opener may never be decoded again.
     static constexpr std::size_t kMaxHeldElsewhere = 1 << 16;
+    // Held-aside scopes open on one thread at once; beyond, the oldest is dropped (counted):
+    // its end was lost.
+    static constexpr std::size_t kMaxWaiting = 1 << 16;
     std::unordered_map<std::uint64_t, std::vector<ClosedElsewhere>> elsewhere_;
     std::size_t held_elsewhere_ = 0;
 

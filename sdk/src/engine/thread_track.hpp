@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -46,10 +47,13 @@ struct ThreadTrack {
     RingCounts counted_before;  // the ring's counts when this session took it over (or reset)
     CallTree tree;
     std::vector<OpenScope> stack;  // stack[0] is the root and is never popped
+    // Open scopes of held-aside sites (CallNode::held_aside), oldest first: beside the nesting.
+    std::deque<OpenScope> waiting;
     std::int64_t step = -1;        // the step this thread is inside, -1 if none
     std::uint32_t step_mode = 0;
     std::vector<OpenStep> steps;       // innermost last
     std::uint32_t blocked_passes = 0;  // passes this ring has waited for a context's capture
+    bool read_to_exit = false;         // the thread has exited and its ring is fully read
     // Ends of this thread's scopes made by other threads, by time; applied once this thread's
     // events reach their time (the earliest is `next_elsewhere_ticks`, all ones: none).
     std::vector<ClosedElsewhere> closed_elsewhere;
