@@ -62,6 +62,8 @@ struct ThreadTrack {
 
     RingCounts counts() const { return ring->ring().counts() - counted_before; }
     std::uint32_t depth() const { return static_cast<std::uint32_t>(stack.size() - 1); }
+    // Open scopes that another thread may still end (EventKind::EndElsewhere).
+    bool may_be_closed_elsewhere() const { return stack.size() > 1 || !waiting.empty(); }
 };
 
 // A thread's ring counts as the outputs show them (ticks as ns).
