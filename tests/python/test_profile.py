@@ -97,8 +97,6 @@ def test_signatures_name_each_kind_of_argument_and_tell_apart_shapes_and_subclas
     require_module("numpy")
     r = run_scenario(tmp_path, """
         import json
-
-import pytest
         import numpy as np
         import ringprof
 
