@@ -75,6 +75,11 @@ mutation detach_leaves_frames_above core sdk/src/engine/aggregator.cpp \
 mutation elsewhere_closes_innermost core sdk/src/engine/aggregator.cpp \
     'for (std::size_t frame = 1; frame < track.stack.size(); ++frame) {' 'for (std::size_t frame = track.stack.size() - 1; frame > 0; --frame) {' \
     ringprof_timers_tests 'MisnestedEvents.*'
+# Deep nesting: the drainer's fold keeps every level of a thread's call tree (the process tree then
+# as deep as the program's recursion, freed and copied by recursion on the drainer's stack).
+mutation fold_keeps_every_level core sdk/src/engine/aggregator.cpp \
+    'if (parent_level == kMaxTreeDepth) {' 'if (parent_level == ~std::size_t{0}) {' \
+    ringprof_core_tests 'DeepNesting.*'
 # Fork gate: the end of one fork clears every fork, so members run on while a second one waits.
 mutation fork_end_clears_every_fork core sdk/src/process/fork_gate.cpp \
     '    --g.forks;' '    g.forks = 0;' \
@@ -326,6 +331,14 @@ mutation setting_timeline_min_ns_unused settings sdk/src/process/config.cpp \
     "ringprof_life_tests ringprof_timeline_tests" 'SettingsBounds.*:Settings.*:TimelineFilters.*'
 
 # ---- the Python module ------------------------------------------------------------------------
+# A profile hook removed under running calls: its calls are never closed, later scopes nest below.
+mutation py_removed_hook_calls_left_open python python/src/profile_hook.cpp \
+    'if (state.hook_frames == 0 || PyThreadState_Get()->c_profilefunc == profile_hook) return;' 'return;' \
+    python 'hook_removed'
+# asyncio: a scope is matched by name alone, so a task closes the other task's scope.
+mutation py_scope_matched_by_name_alone python python/src/scope_types.cpp \
+    'if (frames[k].owner == owner && (closed_in == nullptr || frames[k].opened_in == closed_in)) return k;' 'if (frames[k].owner == owner) return k;' \
+    python 'asyncio'
 # Profile(builtins=False) still records built-in calls.
 mutation py_builtins_setting_ignored python python/src/profile_hook.cpp \
     'if (g_hook.active && g_hook.builtins && (state->hidden_frame' 'if (g_hook.active && (state->hidden_frame' \
