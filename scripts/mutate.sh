@@ -67,18 +67,13 @@ mutation total_keeps_last_call core sdk/src/engine/call_tree.hpp \
 mutation count_stuck_at_one core sdk/src/engine/call_tree.hpp \
     '++n.count;' 'n.count = 1;' \
     ringprof_timers_tests 'MlAgentsScenario.*:ParallelRuleEdge.*'
-# Scopes closed out of nesting: a detached scope's frames above it stay where they were.
-mutation detach_leaves_frames_above core sdk/src/engine/aggregator.cpp \
-    'parent = track.tree.child(parent, site, key);' 'parent = track.stack[k].node;' \
+# Scopes closed out of nesting: what ran below a held-aside scope stays below it.
+mutation held_aside_keeps_its_children core sdk/src/engine/aggregator.cpp \
+    'under[i] = held ? under[parent] : home[i];' 'under[i] = home[i];' \
     ringprof_timers_tests 'MisnestedEvents.*'
-# Ends made on another thread: applied to the innermost instance, not the one that waited longest.
-mutation elsewhere_closes_innermost core sdk/src/engine/aggregator.cpp \
-    'for (std::size_t frame = 1; frame < track.stack.size(); ++frame) {' 'for (std::size_t frame = track.stack.size() - 1; frame > 0; --frame) {' \
-    ringprof_timers_tests 'MisnestedEvents.*'
-# Deep nesting: the drainer's fold keeps every level of a thread's call tree (the process tree then
-# as deep as the program's recursion, freed and copied by recursion on the drainer's stack).
-mutation fold_keeps_every_level core sdk/src/engine/aggregator.cpp \
-    'if (parent_level == kMaxTreeDepth) {' 'if (parent_level == ~std::size_t{0}) {' \
+# Deep nesting: the nodes the drainer's fold folds below kMaxTreeDepth are not counted.
+mutation fold_forgets_folded_nodes core sdk/src/engine/aggregator.cpp \
+    '++parent->folded_below;' '(void)parent;' \
     ringprof_core_tests 'DeepNesting.*'
 # Fork gate: the end of one fork clears every fork, so members run on while a second one waits.
 mutation fork_end_clears_every_fork core sdk/src/process/fork_gate.cpp \

@@ -153,10 +153,10 @@ struct TwoThreads {
     }
 };
 
-// A coroutine opens `moved` on the opener and waits; the opener goes on (`own`), opens the next
+// A coroutine opens `moved` on the opener and waits; the opener goes on (`outer`), opens the next
 // coroutine's `moved`; the ender resumes the first and ends it at 25, the second at 55. Read in
 // either order, each `moved` is closed at its own end, at the root where it opened: none nests
-// under another, and the opener's later scopes are at the root again.
+// under another, and the opener's own scopes are at the root, where they ran.
 void expect_closed_where_opened(TwoThreads& t) {
     const TimerNode tree = t.aggregator.thread_tree(t.opener_track);
     const TimerNode* moved = tree.find("moved");
@@ -164,6 +164,11 @@ void expect_closed_where_opened(TwoThreads& t) {
     EXPECT_EQ(moved->count, 2u);
     EXPECT_DOUBLE_EQ(moved->total, (25.0 + 25.0) * 1e-9);
     EXPECT_EQ(moved->find("moved"), nullptr) << "a waiting coroutine's scope held the next one";
+    // The opener's own `outer` ran while a `moved` waited: both at the root, where they ran.
+    EXPECT_TRUE(moved->children.empty());
+    const TimerNode* own = tree.find("outer");
+    ASSERT_NE(own, nullptr);
+    EXPECT_EQ(own->count, 2u);
     const TimerNode* after = tree.find("inner");
     ASSERT_NE(after, nullptr) << "the opener's scope after the last end is at the root";
     EXPECT_EQ(after->count, 1u);

@@ -60,6 +60,7 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
         // count its first part twice and nest what follows under scopes that are closed.
         note_internal_failure(g_failed_decode, &e);
         track.stack.resize(1);
+        track.waiting.clear();
         track.steps.clear();
         track.step = -1;
         track.step_mode = 0;
