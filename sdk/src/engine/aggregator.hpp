@@ -104,11 +104,12 @@ private:
     bool misnested_said_ = false;
 
     // Ends made by other threads (EventKind::EndElsewhere), by the opener's ring address, until
-    // the opener's next decode takes them; bounded, as an opener may never be decoded again.
-    static constexpr std::size_t kMaxHeldElsewhere = 1 << 16;
+    // the opener's next decode or the end of the pass takes them; bounded, as an opener may never
+    // be decoded again (it exited), at more than a pass of a lagging drainer reads (16 MiB).
+    static constexpr std::size_t kMaxHeldElsewhere = 1 << 20;
     // Held-aside scopes open on one thread at once; beyond, the oldest is dropped (counted):
     // its end was lost.
-    static constexpr std::size_t kMaxWaiting = 1 << 16;
+    static constexpr std::size_t kMaxWaiting = 1 << 20;
     std::unordered_map<std::uint64_t, std::vector<ClosedElsewhere>> elsewhere_;
     std::size_t held_elsewhere_ = 0;
 
