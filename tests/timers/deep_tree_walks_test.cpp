@@ -7,7 +7,9 @@
 #include <chrono>
 
 #include "bounded_process.hpp"
+#include "ringprof/flame.hpp"
 #include "ringprof/timer_tree.hpp"
+#include "ringprof/timers_json.hpp"
 #include "sanitizer_build.hpp"
 
 namespace ringprof::testing {
@@ -75,6 +77,25 @@ TEST(DeepTreeWalks, AHundredThousandLevelTreeBuiltByHandIsMergedAndFreedOnASmall
         tree.merge(TimerTree{std::move(into), {}, {}}, "graft/here", false);  // folded to kMaxTreeDepth
         long kept = levels_of(tree.root);
         return kept == static_cast<long>(kMaxTreeDepth) ? 0 : 3;
+    });
+    EXPECT_EQ(code, 0) << "negative: killed by that signal";
+}
+
+// Every writer and flame graph takes such a tree and keeps kMaxTreeDepth levels of it, as every
+// tree ringprof builds does; what they write reads back.
+TEST(DeepTreeWalks, AHundredThousandLevelTreeBuiltByHandIsWrittenAndDrawnWithItsKeptLevels) {
+    const int code = on_a_small_stack([] {
+        TimerTree tree;
+        tree.root = chain_of(kHandBuiltLevels, "level");
+        const TimerTree back = parse_timers_json(write_timers_json(tree, TimersFormat::List), "written");
+        if (levels_of(back.root) != static_cast<long>(kMaxTreeDepth)) return 1;
+        const std::string folded = render_folded(tree.root);
+        if (folded.empty() || folded.find("level") == std::string::npos) return 2;
+        const std::string svg = render_svg(tree.root);
+        if (svg.find("<svg") == std::string::npos) return 3;
+        const FlameProfile profile = flame_profile(tree, "deep");
+        if (levels_of(profile.merged) != static_cast<long>(kMaxTreeDepth)) return 4;
+        return 0;
     });
     EXPECT_EQ(code, 0) << "negative: killed by that signal";
 }
