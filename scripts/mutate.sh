@@ -67,6 +67,14 @@ mutation total_keeps_last_call core sdk/src/engine/call_tree.hpp \
 mutation count_stuck_at_one core sdk/src/engine/call_tree.hpp \
     '++n.count;' 'n.count = 1;' \
     ringprof_timers_tests 'MlAgentsScenario.*:ParallelRuleEdge.*'
+# Scopes closed out of nesting: what ran below a held-aside scope stays below it.
+mutation held_aside_keeps_its_children core sdk/src/engine/aggregator.cpp \
+    'under[i] = held ? under[parent] : home[i];' 'under[i] = home[i];' \
+    ringprof_timers_tests 'MisnestedEvents.*'
+# Deep nesting: the nodes the drainer's fold folds below kMaxTreeDepth are not counted.
+mutation fold_forgets_folded_nodes core sdk/src/engine/aggregator.cpp \
+    '++parent->folded_below;' '(void)parent;' \
+    ringprof_core_tests 'DeepNesting.*'
 # Fork gate: the end of one fork clears every fork, so members run on while a second one waits.
 mutation fork_end_clears_every_fork core sdk/src/process/fork_gate.cpp \
     '    --g.forks;' '    g.forks = 0;' \
@@ -447,6 +455,14 @@ mutation py_pstats_key_without_cpp_signature python python/ringprof/_profile.py 
     'labels = [(r["file"], r["line"], r["name"] + r["signature"]) for r in rows]' \
     'labels = [(r["file"], r["line"], r["name"]) for r in rows]' \
     python 'cpp_function_with_signatures'
+# A profile hook removed under running calls: its calls are never closed, later scopes nest below.
+mutation py_removed_hook_calls_left_open python python/src/profile_hook.cpp \
+    'if (state.hook_frames == 0 || PyThreadState_Get()->c_profilefunc == profile_hook) return;' 'return;' \
+    python 'hook_removed'
+# asyncio: a scope is matched by name alone, so a task closes the other task's scope.
+mutation py_scope_matched_by_name_alone python python/src/scope_types.cpp \
+    'if (frames[k].owner == owner && (closed_in == nullptr || frames[k].opened_in == closed_in)) return k;' 'if (frames[k].owner == owner) return k;' \
+    python 'asyncio'
 # Profile(builtins=False) still records built-in calls.
 mutation py_builtins_setting_ignored python python/src/profile_hook.cpp \
     'if (g_hook.active && g_hook.builtins && (state->hidden_frame' 'if (g_hook.active && (state->hidden_frame' \

@@ -1,8 +1,8 @@
 // The scopes a Python thread has open. A `with` block enters and exits through two separate
 // calls, so the marker's closing word (what the C++ Scope keeps in a local) is kept here, per
 // thread, until the matching exit. The owner says which Python object opened the frame, so a
-// scope closed twice or out of order is refused with an exception instead of corrupting the
-// thread's nesting.
+// scope closed out of order (asyncio tasks interleave their `with` blocks on one thread) is
+// closed as such, and one closed twice is ignored, without corrupting the thread's nesting.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,9 @@ struct OpenFrame {
     detail::Closing closing;
     std::uint64_t close_tag;
     const void* owner;
+    // The Python frame whose `with` block opened it (running_frame_identity), or null: scopes of
+    // one name opened by interleaved asyncio tasks are told apart by it.
+    const void* opened_in = nullptr;
 };
 
 // What a Python thread keeps between calls. Reached through one plain TLS pointer: a
@@ -31,6 +34,10 @@ struct ThreadState {
 };
 
 extern __thread ThreadState* t_state;  // open_scopes.cpp
+
+// Closes the calls the profile hook opened on this thread and can no longer close, once the hook
+// was taken off the thread under them (profile_hook.cpp).
+void close_calls_of_a_removed_hook(ThreadState& state) noexcept;
 // The first call on a thread: makes its state (freed when the thread ends). Null when out of
 // memory.
 ThreadState* make_thread_state() noexcept;

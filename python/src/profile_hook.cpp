@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -270,6 +271,38 @@ void close_call(ThreadState& state, const void* owner) {
 
 void remove_hook();
 void end_closing_window();
+int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg);
+
+// A frame the hook opened (owned by an interpreter frame or a C function), not a scope or step.
+bool is_call_frame(const OpenFrame& f) {
+    return detail::kind_of(f.close_tag) == detail::EventKind::End && f.owner != detail::pointer_of(f.close_tag);
+}
+
+}  // namespace
+
+// sys.setprofile(None), or cProfile enabled or disabled, takes the hook off the thread while calls
+// it opened are running: their returns never reach it, and they would stay open below everything
+// the thread does next. Each is closed once it is the thread's innermost frame, at the thread's
+// next scope, step or Profile call: its time runs until then. Said once.
+void close_calls_of_a_removed_hook(ThreadState& state) noexcept {
+    if (state.hook_frames == 0 || PyThreadState_Get()->c_profilefunc == profile_hook) return;
+    static bool said = false;  // the GIL is held
+    if (!said) {
+        said = true;
+        std::fprintf(stderr,
+                     "ringprof: the profile hook of a ringprof.Profile was replaced or removed (sys.setprofile, "
+                     "cProfile) while calls it timed were running; they end at the thread's next ringprof call\n");
+    }
+    std::vector<OpenFrame>& frames = state.frames;
+    while (state.hook_frames > 0 && !frames.empty() && is_call_frame(frames.back())) {
+        const OpenFrame f = frames.back();
+        frames.pop_back();
+        --state.hook_frames;
+        detail::close_scope(f.closing, f.close_tag);
+    }
+}
+
+namespace {
 
 // Never raises: a call it cannot name (out of memory) is left out, the program goes on.
 int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg) {
@@ -392,7 +425,10 @@ public:
         g_recording = this;
         g_hook = HookSettings{true, builtins_, signatures_};
         // A hidden frame left open when the hook was last removed never returned through it.
-        if (ThreadState* state = thread_state()) state->hidden_frame = nullptr;
+        if (ThreadState* state = thread_state()) {
+            state->hidden_frame = nullptr;
+            close_calls_of_a_removed_hook(*state);
+        }
         save_previous_hook();
         PyEval_SetProfile(profile_hook, nullptr);  // the calling thread, as cProfile does
     }
@@ -403,7 +439,8 @@ public:
             g_recording = nullptr;
             g_hook.active = false;
         }
-        const ThreadState* state = t_state;
+        ThreadState* state = t_state;
+        if (state != nullptr) close_calls_of_a_removed_hook(*state);
         if (state == nullptr || state->hook_frames == 0) {
             remove_hook();
             close_window();

@@ -30,6 +30,20 @@ inline PyObject* PyCode_GetVarnames(PyCodeObject* code) {
 
 namespace ringprof::python {
 
+// The Python frame the calling code runs in, as an identity only (never dereferenced). A
+// coroutine's frame lives in its coroutine object, so it stays the same across awaits, and two
+// asyncio tasks interleaving their `with` blocks on one thread have different ones.
+inline const void* running_frame_identity() noexcept {
+    PyThreadState* ts = PyThreadState_Get();
+#if PY_VERSION_HEX >= 0x030D0000
+    return ts->current_frame;
+#elif PY_VERSION_HEX >= 0x030B0000
+    return ts->cframe->current_frame;
+#else
+    return ts->frame;
+#endif
+}
+
 // Makes `type` refuse `Type()` from Python: what Py_TPFLAGS_DISALLOW_INSTANTIATION does from 3.10.
 inline void disallow_instantiation(PyTypeObject* type) {
 #if PY_VERSION_HEX < 0x030A0000

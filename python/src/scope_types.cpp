@@ -1,6 +1,7 @@
 #include "scope_types.hpp"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <string_view>
@@ -53,11 +54,11 @@ const Site* intern_or_raise(std::string_view name, std::string_view file, std::u
 
 // ---- the frame stack -----------------------------------------------------------------------
 
-bool push_frame(Closing closing, std::uint64_t close_tag, const void* owner) {
+bool push_frame(Closing closing, std::uint64_t close_tag, const void* owner, const void* opened_in) {
     try {
         ThreadState* state = thread_state();
         if (state == nullptr) throw std::bad_alloc();
-        state->frames.push_back(OpenFrame{closing, close_tag, owner});
+        state->frames.push_back(OpenFrame{closing, close_tag, owner, opened_in});
         return true;
     } catch (const std::bad_alloc&) {
         detail::close_scope(closing, close_tag);  // the marker is closed at once: nesting stays whole
@@ -66,29 +67,59 @@ bool push_frame(Closing closing, std::uint64_t close_tag, const void* owner) {
     }
 }
 
-// Pops and closes the innermost frame if `owner` opened it; otherwise raises RuntimeError.
-bool pop_frame(const void* owner, const char* label) {
-    static const std::vector<OpenFrame> kNone;
-    ThreadState* state = thread_state();
-    const std::vector<OpenFrame>& frames = state != nullptr ? state->frames : kNone;
-    if (!frames.empty() && frames.back().owner == owner) {
-        const OpenFrame f = frames.back();
-        state->frames.pop_back();
+// A frame closed while frames opened after it are still open: `with` blocks of asyncio tasks
+// interleave on one thread. A scope is detached (EventKind::Detach): the drainer closes it where
+// it was opened and keeps the scopes opened after it where they ran. A step ends as it is.
+void close_out_of_order(const OpenFrame& f) {
+    if (detail::kind_of(f.close_tag) == EventKind::End) {
+        detail::close_scope(f.closing, make_tag(detail::pointer_of(f.close_tag), EventKind::Detach));
+    } else {
         detail::close_scope(f.closing, f.close_tag);
-        return true;
     }
-    for (const OpenFrame& f : frames) {
-        if (f.owner == owner) {
-            PyErr_Format(PyExc_RuntimeError,
-                         "ringprof: %s closed out of order (a scope opened inside it on this thread is still "
-                         "open); scopes must nest like `with` blocks",
-                         label);
-            return false;
+}
+
+// The innermost open frame of `owner` opened in the Python frame `closed_in` (null: any), or
+// frames.size() if none.
+std::size_t find_frame(const std::vector<OpenFrame>& frames, const void* owner, const void* closed_in) {
+    for (std::size_t k = frames.size(); k-- > 0;) {
+        if (frames[k].owner == owner && (closed_in == nullptr || frames[k].opened_in == closed_in)) return k;
+    }
+    return frames.size();
+}
+
+// Closes the frame `owner` opened on this thread: the innermost, or one below it (out of order).
+// A scope is looked for first among those opened in the closing Python frame (an asyncio task
+// closes its own), then among all (a context manager wrapping a scope enters and exits it from
+// two functions). Never raises: a frame not open on this thread (closed twice, or opened on
+// another thread) is ignored and said once on stderr; the user's code goes on.
+void pop_frame(const void* owner, const void* closed_in, const char* scope_name) {
+    ThreadState* state = thread_state();
+    if (state != nullptr) {
+        std::vector<OpenFrame>& frames = state->frames;
+        std::size_t k = find_frame(frames, owner, closed_in);
+        if (k == frames.size() && closed_in != nullptr) k = find_frame(frames, owner, nullptr);
+        if (k != frames.size()) {
+            const OpenFrame f = frames[k];
+            const bool innermost = k + 1 == frames.size();
+            frames.erase(frames.begin() + static_cast<std::ptrdiff_t>(k));
+            if (innermost) {
+                detail::close_scope(f.closing, f.close_tag);
+            } else {
+                close_out_of_order(f);
+            }
+            close_calls_of_a_removed_hook(*state);
+            return;
         }
     }
-    PyErr_Format(PyExc_RuntimeError,
-                 "ringprof: %s closed but not open on this thread (closed twice, or opened on another thread)", label);
-    return false;
+    static bool said = false;  // the GIL is held
+    if (!said) {
+        said = true;
+        std::fprintf(stderr,
+                     "ringprof: %s%s%s closed but not open on this thread (closed twice, or opened on another "
+                     "thread): ignored\n",
+                     scope_name != nullptr ? "ringprof.scope('" : "a ringprof.step",
+                     scope_name != nullptr ? scope_name : "", scope_name != nullptr ? "')" : "");
+    }
 }
 
 // ---- _Scope --------------------------------------------------------------------------------
@@ -109,7 +140,13 @@ PyObject* new_scope(const Site* site) {
 
 PyObject* scope_enter(PyObject* self, PyObject*) {
     const Site* site = reinterpret_cast<ScopeObject*>(self)->site;
-    if (!push_frame(detail::open_scope(site), make_tag(site, EventKind::End), site)) return nullptr;
+    // Before the scope opens: it must not open inside a call the removed hook can never close.
+    if (ThreadState* state = t_state; state != nullptr && state->hook_frames != 0) {
+        close_calls_of_a_removed_hook(*state);
+    }
+    if (!push_frame(detail::open_scope(site), make_tag(site, EventKind::End), site, running_frame_identity())) {
+        return nullptr;
+    }
     Py_INCREF(self);
     return self;
 }
@@ -117,17 +154,18 @@ PyObject* scope_enter(PyObject* self, PyObject*) {
 PyObject* scope_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
     const Site* site = reinterpret_cast<ScopeObject*>(self)->site;
     ThreadState* state = t_state;
-    if (__builtin_expect(state != nullptr && !state->frames.empty() && state->frames.back().owner == site, 1)) {
+    const void* closed_in = running_frame_identity();
+    if (__builtin_expect(state != nullptr && !state->frames.empty() && state->frames.back().owner == site &&
+                             state->frames.back().opened_in == closed_in,
+                         1)) {
         const OpenFrame f = state->frames.back();
         state->frames.pop_back();
         detail::close_scope(f.closing, f.close_tag);
+        if (state->hook_frames != 0) close_calls_of_a_removed_hook(*state);
         Py_RETURN_FALSE;
     }
-    PyObject* label = PyUnicode_FromFormat("ringprof.scope('%s')", site->name);
-    if (label == nullptr) return nullptr;
-    pop_frame(site, PyUnicode_AsUTF8(label));
-    Py_DECREF(label);
-    return nullptr;
+    pop_frame(site, closed_in, site->name);
+    Py_RETURN_FALSE;
 }
 
 PyObject* scope_repr(PyObject* self) {
@@ -141,7 +179,7 @@ PyObject* scope_get_name(PyObject* self, void*) {
 PyMethodDef scope_methods[] = {
     {"__enter__", scope_enter, METH_NOARGS, "Opens the scope on the calling thread."},
     {"__exit__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(scope_exit)), METH_FASTCALL,
-     "Closes the scope; RuntimeError if it is not the thread's innermost open scope."},
+     "Closes the scope; out of order (interleaved asyncio tasks) it is closed where it opened."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyGetSetDef scope_getset[] = {{"name", scope_get_name, nullptr, "The timer's name.", nullptr},
@@ -255,19 +293,17 @@ PyObject* step_enter(PyObject* self, PyObject*) {
     const auto m = static_cast<std::uint64_t>(s->mode) & 3u;
     Event record[2] = {Event{0, make_tag(m, EventKind::StepBegin)},
                        detail::payload(static_cast<std::uint64_t>(s->step))};
+    if (ThreadState* state = t_state; state != nullptr && state->hook_frames != 0) {
+        close_calls_of_a_removed_hook(*state);
+    }
     const Closing closing = detail::open_record(record, 2);
-    if (!push_frame(closing, make_tag(m, EventKind::StepEnd), self)) return nullptr;
+    if (!push_frame(closing, make_tag(m, EventKind::StepEnd), self, nullptr)) return nullptr;
     Py_INCREF(self);
     return self;
 }
 
 PyObject* step_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
-    auto* s = reinterpret_cast<StepObject*>(self);
-    PyObject* label = PyUnicode_FromFormat("ringprof.step(%lld)", s->step);
-    if (label == nullptr) return nullptr;
-    const bool ok = pop_frame(self, PyUnicode_AsUTF8(label));
-    Py_DECREF(label);
-    if (!ok) return nullptr;
+    pop_frame(self, nullptr, nullptr);
     Py_RETURN_FALSE;
 }
 

@@ -2,16 +2,25 @@
 // 3.2 GB (indentation grew with depth) and took 37 s at exit. Every aggregate output of it must
 // now be a few MB and parse back.
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <simdjson.h>
+#include <sys/wait.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "bounded_process.hpp"
 #include "nested_levels.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/stats.hpp"
+#include "ringprof/timers_json.hpp"
+#include "sanitizer_build.hpp"
 #include "temp_dir.hpp"
 
 namespace ringprof {
@@ -72,6 +81,113 @@ TEST(DeepNesting, TenThousandLevelsWriteEveryAggregateOutputInAFewMegabytes) {
     ASSERT_EQ(stats.size(), 1u);
     EXPECT_EQ(stats[0].counts.ncalls, static_cast<std::uint64_t>(kDepth));
     EXPECT_EQ(stats[0].counts.primitive_calls, 1u);
+}
+
+// ---- a user's depth, on a small stack ---------------------------------------------------------
+
+constexpr Site kLevel{"level", "", "", 0};
+
+// The stack every thread the program starts from now on gets (the drainer's and the writers'
+// included), as `ulimit -s` sets it for a program's threads: 2 MiB, where the drainer's
+// recursive fold overflowed at 20,000 levels. Sanitizer frames are several times larger.
+std::size_t small_stack_bytes() { return (kSanitized ? 16u : 2u) << 20; }
+
+// `levels` nested scopes opened by a loop, not a recursion: the program's own stack is not what
+// is measured, ringprof's threads' are.
+void open_nested_scopes(long levels) {
+    std::vector<std::unique_ptr<detail::Scope>> open;
+    open.reserve(static_cast<std::size_t>(levels));
+    for (long i = 0; i < levels; ++i) open.push_back(std::make_unique<detail::Scope>(&kLevel));
+    while (!open.empty()) open.pop_back();  // innermost first
+}
+
+// A shell command under the same small stack; its exit status (-1: killed by a signal).
+int run_with_small_stack(const std::string& command, const std::string& err_path) {
+    const std::string line = "ulimit -s " + std::to_string(small_stack_bytes() >> 10) + " && timeout 120 " +
+                             command + " >/dev/null 2>'" + err_path + "'";
+    const int status = std::system(line.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// A timers file nested `levels` deep, written by hand (no ringprof writer goes past kMaxTreeDepth).
+void write_deep_timers_file(const std::string& path, long levels) {
+    std::ofstream out(path);
+    for (long i = 0; i < levels; ++i) out << "{\"name\": \"level\", \"total\": 1.0, \"count\": 1, \"children\": [";
+    out << "{\"name\": \"leaf\", \"total\": 1.0, \"count\": 1}";
+    for (long i = 0; i < levels; ++i) out << "]}";
+}
+
+TEST(DeepNesting, AHundredThousandLevelsOnASmallStackWriteEveryOutputAndEveryReaderReadsThem) {
+    const long levels = scaled(100000);
+    TempDir dir;
+    const std::string err = dir.str() + "/stderr.txt";
+    const Outcome o = run_bounded(
+        [&] {
+            pthread_attr_t attr;
+            pthread_attr_init(&attr);
+            pthread_attr_setstacksize(&attr, small_stack_bytes());
+            if (pthread_setattr_default_np(&attr) != 0) return 97;
+            Config c;
+            c.output_dir = dir.str();
+            c.run_id = "deepest";
+            c.backends = {"timers", "stats", "flame", "flame_svg", "folded", "trace", "pythontimeline"};
+            Session session(c);
+            open_nested_scopes(levels);
+            return 0;
+        },
+        stderr_to(err, std::chrono::seconds(240)));
+    ASSERT_TRUE(o.finished) << "hung";
+    ASSERT_EQ(o.exit_code, 0) << "signal " << o.signal << "\n" << read_text(err);
+
+    const TimerTree tree = load_timers_json(dir.str() + "/deepest_timers.json");
+    int kept = 0;
+    for (const TimerNode* n = &tree.root; !n->children.empty(); n = &n->children[0]) ++kept;
+    EXPECT_EQ(kept, static_cast<int>(kMaxTreeDepth));
+    ASSERT_NE(tree.find_metadata("folded_deep_nodes"), nullptr);
+    EXPECT_EQ(*tree.find_metadata("folded_deep_nodes"), std::to_string(levels - static_cast<long>(kMaxTreeDepth)));
+    ASSERT_NE(tree.root.find("level"), nullptr);
+    EXPECT_EQ(tree.root.find("level")->count, 1u);
+    const auto stats = load_stats_json(dir.str() + "/deepest_stats.json");
+    ASSERT_EQ(stats.size(), 1u);
+    EXPECT_EQ(stats[0].counts.ncalls, static_cast<std::uint64_t>(levels));
+    for (const char* name : {"deepest_flame.html", "deepest_flame.svg", "deepest_folded.txt"}) {
+        EXPECT_TRUE(std::filesystem::exists(dir.path() / name)) << name;
+    }
+
+#ifdef RINGPROF_TOOL
+    std::string trace;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir.path())) {
+        if (e.path().filename().string().find("_trace.json.gz") != std::string::npos) trace = e.path().string();
+    }
+    ASSERT_FALSE(trace.empty()) << "no Chrome trace written";
+    const std::string tool = std::string("'") + RINGPROF_TOOL + "'";
+    const std::string timers = "'" + dir.str() + "/deepest_timers.json'";
+    for (const std::string& command : {
+             tool + " flame '" + trace + "' -o '" + dir.str() + "/from_trace.svg' --format svg",
+             tool + " flame " + timers + " -o '" + dir.str() + "/from_timers.html'",
+             tool + " merge-timers " + timers + " -o '" + dir.str() + "/merged_timers.json'",
+             tool + " stats '" + dir.str() + "/deepest_stats.json'",
+             tool + " merge '" + dir.str() + "' -o '" + dir.str() + "/merged'",
+         }) {
+        SCOPED_TRACE(command);
+        EXPECT_EQ(run_with_small_stack(command, err), 0) << read_text(err);
+    }
+    EXPECT_EQ(load_timers_json(dir.str() + "/merged_timers.json").root.find("level")->count, 1u);
+
+    // A file nested deeper than any ringprof writer goes is refused, with its name, not a crash.
+    const std::string deep = dir.str() + "/hand_made_timers.json";
+    write_deep_timers_file(deep, levels);
+    for (const std::string& command : {tool + " flame '" + deep + "' -o '" + dir.str() + "/deep.html'",
+                                       tool + " merge-timers '" + deep + "' -o '" + dir.str() + "/deep_merged.json'"}) {
+        SCOPED_TRACE(command);
+        const int code = run_with_small_stack(command, err);
+        EXPECT_NE(code, 0);
+        EXPECT_NE(code, -1) << "killed by a signal";
+        const std::string said = read_text(err);
+        EXPECT_NE(said.find("hand_made_timers.json"), std::string::npos) << said;
+        EXPECT_NE(said.find("nested deeper than"), std::string::npos) << said;
+    }
+#endif
 }
 
 }  // namespace

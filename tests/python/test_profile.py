@@ -2,7 +2,9 @@
 `2/1` for recursion, NumPy signatures by dtype and shape, one engine with scopes and C++."""
 import re
 
-from conftest import path, require_module, run_scenario
+import pytest
+
+from conftest import child, path, require_module, run_scenario
 
 DOT_PROGRAM = """
     import cProfile, io, json, pstats, sys
@@ -231,6 +233,26 @@ def test_disable_inside_a_profiled_call_still_closes_every_call_it_opened(tmp_pa
     assert path(root, "outer", "inner")["count"] == 1
     assert path(root, "outer", "late")["count"] == 1
     assert path(root, "late")["count"] == 1 and path(root, "after")["count"] == 1
+
+
+@pytest.mark.parametrize("remove", ["sys.setprofile(None)", "c = cProfile.Profile(); c.enable(); c.disable()"])
+def test_a_hook_removed_while_calls_run_leaves_no_scope_open(tmp_path, remove):
+    run = run_scenario(tmp_path, """
+        import cProfile, json, sys, ringprof
+        p = ringprof.Profile(signatures=False)
+        def removes_the_hook():
+            %s
+        p.enable()
+        removes_the_hook()                 # its return never reaches ringprof's hook
+        for _ in range(3):
+            with ringprof.scope("later"):
+                pass
+        print(json.dumps(p.stats_table()))
+    """ % remove)
+    root = run.timers()
+    assert path(root, "removes_the_hook")["count"] == 1
+    assert path(root, "later")["count"] == 3, "later scopes nest where they ran, not below the removed hook's call"
+    assert child(path(root, "removes_the_hook"), "later") is None
 
 
 PLOT_PROGRAM = """

@@ -24,6 +24,13 @@ inline constexpr std::size_t kMaxTreeDepth = 256;
 struct TimerNode {
     TimerNode() = default;
     explicit TimerNode(std::string node_name) : name(std::move(node_name)) {}
+    TimerNode(const TimerNode&) = default;
+    TimerNode(TimerNode&&) noexcept = default;
+    TimerNode& operator=(const TimerNode&) = default;
+    TimerNode& operator=(TimerNode&&) noexcept = default;
+    // Frees a tree of any depth without recursion (a tree a program builds by hand may be deeper
+    // than kMaxTreeDepth).
+    ~TimerNode();
 
     std::string name;
     double total = 0.0;  // seconds

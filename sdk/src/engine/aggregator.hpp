@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tree/agg_node.hpp"
@@ -35,6 +36,11 @@ public:
     std::uint64_t decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records,
                          WithheldSpans* withheld = nullptr);
 
+    // Applies the ends that other threads made of the tracks' scopes, once each track's events
+    // are past them: called after each pass, as a track read before the ender is not decoded
+    // again until it records more.
+    void settle_closed_elsewhere(const std::vector<ThreadTrack*>& tracks);
+
     // The thread has exited and its ring is fully read: keep its totals, forget the rest.
     void retire(ThreadTrack& track);
 
@@ -59,7 +65,9 @@ public:
     // One thread's own scopes, times in seconds (kept for exited threads' per-thread views).
     TimerNode thread_tree(const ThreadTrack& track) const;
 
-    // Ends decoded that did not close the innermost open scope of their thread, since the start.
+    // Scopes that did not nest, since the start: Ends that did not close the innermost open
+    // scope of their thread, and scopes closed out of nesting (Detach, EndElsewhere), which the
+    // timers and statistics show where they were opened and the timelines leave out.
     std::uint64_t misnested() const { return misnested_; }
 
 private:
@@ -68,12 +76,21 @@ private:
     std::uint64_t decode_events(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records,
                                 WithheldSpans* withheld);
     void close_misnested(ThreadTrack& track, const Site* site, std::uint64_t end_ticks);
+    void say_misnested(const ThreadTrack& track);
+    void detach(ThreadTrack& track, std::size_t frame, std::uint64_t end_ticks);
+    void detach_innermost(ThreadTrack& track, const Site* site, std::uint64_t end_ticks);
+    void hold_aside(ThreadTrack& track, const Site* site);
+    void open_aside(ThreadTrack& track, std::uint32_t node, std::uint64_t begin_ticks);
+    bool close_aside(ThreadTrack& track, const void* site, std::uint64_t end_ticks, bool oldest);
+    void hold_closed_elsewhere(std::uint64_t opener_ring, std::uint64_t close_tag, std::uint64_t ticks);
+    void take_closed_elsewhere(ThreadTrack& track);
+    void apply_closed_elsewhere(ThreadTrack& track, std::uint64_t up_to);
     std::uint64_t path_of_stack(const ThreadTrack& track);
     std::uint64_t intern_path(std::vector<std::string> names);
-    AggNode& node_at_path(AggNode& root, std::uint64_t path_id) const;
+    AggNode& node_at_path(AggNode& root, std::uint64_t path_id, std::size_t* level = nullptr) const;
     void fold(const ThreadTrack& track, AggNode& root) const;
-    void fold_node(const CallTree& tree, const std::vector<std::uint64_t>& subtree_calls, std::uint32_t index,
-                   AggNode& into, AggNode& root, std::uint64_t serial) const;
+    void fold_from(const CallTree& tree, const std::vector<std::uint64_t>& subtree_calls, std::uint32_t index,
+                   AggNode& into, std::size_t level, std::uint64_t serial, std::vector<std::uint32_t>& adopted) const;
 
     const ClockCalibration& clock_;
     std::uint64_t marker_cost_ticks_ = 0;
@@ -85,6 +102,16 @@ private:
     StatsState stats_;  // flat statistics and interned signatures
     std::uint64_t misnested_ = 0;
     bool misnested_said_ = false;
+
+    // Ends made by other threads (EventKind::EndElsewhere), by the opener's ring address, until
+    // the opener's next decode or the end of the pass takes them; bounded, as an opener may never
+    // be decoded again (it exited), at more than a pass of a lagging drainer reads (16 MiB).
+    static constexpr std::size_t kMaxHeldElsewhere = 1 << 20;
+    // Held-aside scopes open on one thread at once; beyond, the oldest is dropped (counted):
+    // its end was lost.
+    static constexpr std::size_t kMaxWaiting = 1 << 20;
+    std::unordered_map<std::uint64_t, std::vector<ClosedElsewhere>> elsewhere_;
+    std::size_t held_elsewhere_ = 0;
 
     // Captured contexts, by id, in a bounded window: a context older than the window adopts
     // at the root instead of growing memory without limit in long-running thread pools.

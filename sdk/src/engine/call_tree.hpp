@@ -20,13 +20,18 @@ struct CallNode {
     std::uint32_t last_child = 0;
     std::uint32_t next_sibling = 0;
     std::uint32_t last_hit = 0;  // the child entered last: hot loops revisit it
-    std::uint32_t level = 0;     // the root's children: 1
+    std::uint32_t level : 31;    // the root's children: 1
+    // Scopes of this site end out of nesting (CallTree::hold_aside): they are kept beside the
+    // thread's open scopes, never as a parent of what the thread does next.
+    std::uint32_t held_aside : 1;
     std::uint64_t count = 0;
     std::uint64_t total_ticks = 0;
     // The node's spans in a timeline, worked out once here rather than per span on the drainer:
     // site and depth as TimelineRecords::span_word packs them.
     std::uint64_t span_word = TimelineRecords::kNoSpanWord;
     std::uint32_t span_depth() const { return level - 1; }
+
+    CallNode() : level(0), held_aside(0) {}
 };
 
 class CallTree {
@@ -61,6 +66,22 @@ public:
     }
     bool empty() const { return nodes_.size() == 1; }
 
+    // From now on, every node of `site` is held aside (CallNode::held_aside), those already
+    // made included.
+    void hold_aside(const Site* site) {
+        held_sites_.push_back(site);
+        for (CallNode& n : nodes_) {
+            if (n.site == site) n.held_aside = 1;
+        }
+    }
+    // Moves a node's calls and time to another (a path rewritten: Aggregator::hold_aside).
+    void move_counts(std::uint32_t from, std::uint32_t to) {
+        nodes_[to].count += nodes_[from].count;
+        nodes_[to].total_ticks += nodes_[from].total_ticks;
+        nodes_[from].count = 0;
+        nodes_[from].total_ticks = 0;
+    }
+
 private:
     std::uint32_t find_or_add_child(std::uint32_t parent, const Site* site, std::uint64_t key);
     static std::uint64_t hash_of(std::uint32_t parent, const Site* site, std::uint64_t key) {
@@ -75,6 +96,9 @@ private:
         n.parent = parent;
         n.level = nodes_[parent].level + 1;
         n.span_word = TimelineRecords::span_word(site, n.span_depth());
+        for (const Site* held : held_sites_) {
+            if (held == site && site != nullptr) n.held_aside = 1;
+        }
         nodes_.push_back(n);
         CallNode& p = nodes_[parent];
         if (p.first_child == 0) {
@@ -88,6 +112,7 @@ private:
     }
 
     std::vector<CallNode> nodes_;
+    std::vector<const Site*> held_sites_;  // hold_aside(): few, usually none
     // Every node but the root by (parent, site, key): siblings are found without a scan.
     ChildIndex children_;
 };

@@ -187,6 +187,7 @@ std::uint64_t Drainer::pass() {
     withheld_ = WithheldSpans{};
     growing_rings_ = 0;
     bool any_withheld = false;
+    bool every_ring_read = true;
     for (std::size_t k = 0; k < tracks_.size();) {
         ThreadTrack& track = *tracks_[k];
         Ring& ring = track.ring->ring();
@@ -224,7 +225,17 @@ std::uint64_t Drainer::pass() {
         if (spans_.slots() != spans_before) span_threads_.push_back(SpanThread{track.tid, track.ring->thread_name()});
         track.blocked_passes = stop < head ? track.blocked_passes + 1 : 0;
         grow_if_filling(ring, head - tail);
-        if (retired && stop == head) {
+        track.read_to_exit = retired && stop == head;
+        every_ring_read = every_ring_read && stop == head;
+        ++k;
+    }
+    // Ends made elsewhere in this pass, of scopes of threads read before it; then the exited
+    // threads go, after every ring of the pass was read: an end made elsewhere of a scope of
+    // theirs may be in a ring read after their own, or in a part of a ring this pass left.
+    aggregator_.settle_closed_elsewhere(tracks_);
+    for (std::size_t k = 0; k < tracks_.size();) {
+        ThreadTrack& track = *tracks_[k];
+        if (track.read_to_exit && (every_ring_read || !track.may_be_closed_elsewhere())) {
             aggregator_.retire(track);
             keep_counts_of_exited(track);
             retired_counts_ += track.counts();

@@ -99,10 +99,16 @@ Closing open_slow(Event* events, std::uint64_t n) noexcept {
 void close_slow(Closing closing, std::uint64_t tag) noexcept {
     Ring* ring = reinterpret_cast<Ring*>(closing & ~kClosingBits);
     if (ring != t_ring) {
-        // A scope ended on another thread than the one that opened it (or after its thread's
-        // ring went): that ring belongs to its own thread, and writing it from here would race
-        // with it. Counted; the opening thread's decode sees the scope never closed.
+        // A scope ended on another thread than the one that opened it (a coroutine resumed
+        // elsewhere), or after its thread's ring went: that ring belongs to its own thread, and
+        // writing it from here would race with it. Counted; and this thread's own ring says
+        // when, so that the drainer closes the scope in its opener's nesting at that time
+        // instead of leaving it open below everything the opener does next.
         g_foreign_closes.fetch_add(1, std::memory_order_relaxed);
+        if ((closing & kClosingBits) != kRefused) {
+            Event note[2] = {{0, make_tag(ring, EventKind::EndElsewhere)}, {tag, 0}};
+            write_slow(note, 2);
+        }
         return;
     }
     if ((closing & kClosingBits) == kRefused) {

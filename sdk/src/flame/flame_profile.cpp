@@ -7,6 +7,7 @@
 #include "trace/byte_source.hpp"
 #include "ringprof/flame.hpp"
 #include "ringprof/timers_json.hpp"
+#include "tree/kept_depth.hpp"
 
 namespace ringprof {
 
@@ -60,7 +61,7 @@ FlameProfile flame_profile(const Snapshot& snapshot, std::string_view title) {
 FlameProfile flame_profile(const TimerTree& tree, std::string_view title) {
     FlameProfile p;
     p.title = std::string(title);
-    p.merged = tree.root;
+    p.merged = detail::copy_within_kept_depth(tree.root);  // a hand-built tree may be deeper
     return p;
 }
 

@@ -5,6 +5,7 @@
 
 #include "json/json_text.hpp"
 #include "ringprof/flame.hpp"
+#include "tree/kept_depth.hpp"
 
 namespace ringprof {
 
@@ -48,6 +49,7 @@ void fold(const TimerNode& node, std::string& stack, std::string& out) {
 }  // namespace
 
 std::string render_folded(const TimerNode& root) {
+    if (detail::deeper_than_kept(root)) return render_folded(detail::copy_within_kept_depth(root));
     std::string out, stack;
     fold(root, stack, out);
     return out;

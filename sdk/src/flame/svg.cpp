@@ -8,6 +8,7 @@
 #include "flame/frame_color.hpp"
 #include "flame/markup_text.hpp"
 #include "ringprof/flame.hpp"
+#include "tree/kept_depth.hpp"
 
 namespace ringprof {
 
@@ -59,6 +60,7 @@ std::string fit_label(const std::string& name, double width_px, double char_px) 
 }  // namespace
 
 std::string render_svg(const TimerNode& root, const SvgOptions& options) {
+    if (detail::deeper_than_kept(root)) return render_svg(detail::copy_within_kept_depth(root), options);
     const int width = std::max(options.width, 200);
     const int fh = std::max(options.frame_height, 8);
     const double pad = 10.0;

@@ -7,6 +7,38 @@
 
 namespace ringprof {
 
+namespace {
+// The slow way, when not even a list of the path could be had: the deepest last child, from the
+// top each time.
+void free_without_memory(TimerNode& top) noexcept {
+    while (!top.children.empty()) {
+        TimerNode* parent = &top;
+        while (!parent->children.back().children.empty()) parent = &parent->children.back();
+        parent->children.pop_back();
+    }
+}
+}  // namespace
+
+// Walks down the last children, and frees each node once its own children are gone: every node
+// is destroyed with none, so no destructor runs another one's.
+TimerNode::~TimerNode() {
+    if (children.empty()) return;
+    try {
+        std::vector<TimerNode*> path{this};
+        while (!path.empty()) {
+            TimerNode* n = path.back();
+            if (!n->children.empty()) {
+                path.push_back(&n->children.back());
+                continue;
+            }
+            path.pop_back();
+            if (!path.empty()) path.back()->children.pop_back();  // `n`, now without children
+        }
+    } catch (...) {
+        free_without_memory(*this);
+    }
+}
+
 double TimerNode::self() const {
     double children_total = 0.0;
     for (const TimerNode& c : children) children_total += c.total;

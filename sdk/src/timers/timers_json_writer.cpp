@@ -7,6 +7,7 @@
 
 #include "json/json_text.hpp"
 #include "ringprof/timers_json.hpp"
+#include "tree/kept_depth.hpp"
 
 namespace ringprof {
 
@@ -139,6 +140,10 @@ void write_node(std::string& out, const TimerNode& node, int depth, TimersFormat
 }  // namespace
 
 std::string write_timers_json(const TimerTree& tree, TimersFormat format) {
+    if (detail::deeper_than_kept(tree.root)) {
+        return write_timers_json(TimerTree{detail::copy_within_kept_depth(tree.root), tree.gauges, tree.metadata},
+                                 format);
+    }
     if (const std::optional<std::string> why = unwritable_timers_number(tree)) {
         throw TimersJsonError("timers tree not written: " + *why);
     }

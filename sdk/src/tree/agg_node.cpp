@@ -40,7 +40,7 @@ TimerNode AggNode::to_timer_node(std::uint64_t* folded, std::size_t level) const
     n.count = count;
     n.is_parallel = parallel_with_threads(is_parallel, threads);
     if (level == kMaxTreeDepth) {
-        if (folded != nullptr) *folded += descendants(*this);
+        if (folded != nullptr) *folded += descendants(*this) + folded_below;
         return n;
     }
     n.children.reserve(children.size());

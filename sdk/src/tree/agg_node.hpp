@@ -21,6 +21,7 @@ struct AggNode {
     std::uint32_t threads = 0;           // distinct threads that charged time here
     std::uint64_t last_contributor = 0;  // serial of the last thread counted in `threads`
     bool is_parallel = false;            // marked by a merge; the thread count is added at the end
+    std::uint64_t folded_below = 0;      // nodes of a deeper call tree folded into this one (at kMaxTreeDepth)
     std::vector<AggNode> children;       // first-seen order; only child() adds to it
     ChildIndex index;                    // positions in `children` by name, once there are many
 

@@ -9,8 +9,10 @@
 // something whose child(name) finds or appends a child in constant time.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "tree/children_by_name.hpp"  // TimerNode's part, seen where the template is defined
 #include "tree/parallel_rule.hpp"
@@ -18,11 +20,33 @@
 namespace ringprof::detail {
 
 template <class Into, class From>
-void merge_nodes(Into& into, const From& from, bool parallel_merge, std::uint64_t thread = 0) {
+void merge_node_alone(Into& into, const From& from, bool parallel_merge, std::uint64_t thread) {
     add_time(into, from.total, from.count, thread);
     into.is_parallel = parallel_after_merge(into.is_parallel, from.is_parallel, parallel_merge);
-    auto&& children = children_by_name(into);
-    for (const From& c : from.children) merge_nodes(children.child(c.name), c, parallel_merge, thread);
+}
+
+// Without recursion: a tree a program builds may be as deep as it likes. One child is entered at
+// a time, so only the innermost node gains children while the nodes the walk holds stay put.
+template <class Into, class From>
+void merge_nodes(Into& into, const From& from, bool parallel_merge, std::uint64_t thread = 0) {
+    struct Walk {
+        Into* into;
+        const From* from;
+        std::size_t next_child;
+    };
+    merge_node_alone(into, from, parallel_merge, thread);
+    std::vector<Walk> walks{Walk{&into, &from, 0}};
+    while (!walks.empty()) {
+        Walk& w = walks.back();
+        if (w.next_child == w.from->children.size()) {
+            walks.pop_back();
+            continue;
+        }
+        const From& c = w.from->children[w.next_child++];
+        Into& child = children_by_name(*w.into).child(c.name);
+        merge_node_alone(child, c, parallel_merge, thread);
+        walks.push_back(Walk{&child, &c, 0});
+    }
 }
 
 // Where a tree is grafted: the node `path` ("a/b"; empty parts skipped) names below `node`,

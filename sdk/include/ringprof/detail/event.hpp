@@ -17,6 +17,14 @@ enum class EventKind : std::uint64_t {
     AdoptBegin = 6,      // tag: context id << 4
     AdoptEnd = 7,        // tag: context id << 4
     SigBegin = 8,        // tag: Site*; payload: signature id (interned)
+    // A scope of this thread closed while scopes opened after it are still open (Python `with`
+    // blocks of interleaved asyncio tasks): tag: Site*. The drainer takes it out of the nesting
+    // and leaves the scopes above it open, one level up.
+    Detach = 9,
+    // Written by the thread that ended a scope another thread opened (a coroutine resumed
+    // elsewhere), into its own ring: tag: the opener's Ring* (64-aligned); payload: the scope's
+    // closing tag. The drainer closes the scope in the opener's nesting at this event's time.
+    EndElsewhere = 10,
     Payload = 15,        // raw 16 bytes belonging to the event before it
 };
 
