@@ -38,6 +38,7 @@ void open_scope(ThreadTrack& track, std::uint32_t node, std::uint64_t begin_tick
 
 std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records,
                                  WithheldSpans* withheld) {
+    sites_.refresh();
     try {
         if (records == nullptr) return decode_events<Timeline::Off>(track, from, to, nullptr, nullptr);
         if (withheld == nullptr) return decode_events<Timeline::Full>(track, from, to, records, nullptr);
@@ -115,7 +116,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
         std::uint64_t length = 1;
         switch (kind) {
             case EventKind::Begin: {
-                const auto* site = static_cast<const Site*>(pointer_of(e.tag));
+                const Site* site = sites_.own(static_cast<const Site*>(pointer_of(e.tag)));
                 const std::uint32_t node = track.tree.child(track.stack.back().node, site, 0);
                 open_scope(track, node, e.tsc);
                 break;
@@ -123,8 +124,9 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
             case EventKind::End: {
                 // An End with nothing open began before this session: nothing to charge.
                 if (track.stack.size() > 1) {
-                    if (__builtin_expect(track.tree.nodes()[track.stack.back().node].site != pointer_of(e.tag), 0)) {
-                        close_misnested(track, static_cast<const Site*>(pointer_of(e.tag)), e.tsc);
+                    const Site* site = sites_.own(static_cast<const Site*>(pointer_of(e.tag)));
+                    if (__builtin_expect(track.tree.nodes()[track.stack.back().node].site != site, 0)) {
+                        close_misnested(track, site, e.tsc);
                         break;
                     }
                     const OpenScope open = track.stack.back();
@@ -144,9 +146,9 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 break;
             }
             case EventKind::SigBegin: {
-                const auto* site = static_cast<const Site*>(pointer_of(e.tag));
-                const std::uint64_t signature = stats_.intern_signature(ring, i);
-                length = StatsState::record_length(e);
+                const Site* site = sites_.own(static_cast<const Site*>(pointer_of(e.tag)), /*with_signature=*/true);
+                const std::uint64_t signature = stats_.intern_signature(signature_site_of(site), ring, i);
+                length = StatsState::record_length(signature_site_of(site));
                 const std::uint32_t node = track.tree.child(track.stack.back().node, site, signature);
                 open_scope(track, node, e.tsc);
                 break;
@@ -186,7 +188,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
             }
             case EventKind::Gauge: {
                 length = 2;
-                const auto* site = static_cast<const Site*>(pointer_of(e.tag));
+                const Site* site = sites_.own(static_cast<const Site*>(pointer_of(e.tag)));
                 extras_.gauge(site->name).set(as_double(ring.at(i + 1).tsc), clock_.to_monotonic_ns(e.tsc));
                 if (kSpans) {
                     records->advance_to(spans);

@@ -42,6 +42,14 @@ std::uint64_t events_within(std::size_t room, std::uint32_t depth) {
 }
 
 FailingWork g_failed_pass{"a drainer pass (reading the rings)"};
+
+// The drainer whose thread runs, for drain_running(); held while a caller waits on it, so that it
+// is not stopped and destroyed meanwhile. Never destroyed: a module may unload during exit.
+std::timed_mutex& running_mutex() {
+    static auto* m = new std::timed_mutex;
+    return *m;
+}
+Drainer* g_running = nullptr;
 FailingWork g_failed_command{"a snapshot or command on the drainer"};
 }  // namespace
 
@@ -67,6 +75,8 @@ bool Drainer::start() {
             never_wait_on_this_thread();
             loop();
         });
+        std::lock_guard<std::timed_mutex> lock(running_mutex());
+        g_running = this;
     } catch (const std::system_error& e) {
         // No drainer: nobody reads the rings, so nobody may wait for room in them either.
         std::fprintf(stderr, "ringprof: cannot start the drainer thread (%s): recording is off\n", e.what());
@@ -100,6 +110,10 @@ void Drainer::stop() { stop_until(std::chrono::steady_clock::time_point::max());
 bool Drainer::stop_until(std::chrono::steady_clock::time_point deadline) {
     if (!thread_.joinable()) return true;
     {
+        std::lock_guard<std::timed_mutex> lock(running_mutex());
+        if (g_running == this) g_running = nullptr;
+    }
+    {
         std::unique_lock<std::mutex> lock(mutex_);
         stopping_ = true;
         ring_doorbell();
@@ -109,6 +123,14 @@ bool Drainer::stop_until(std::chrono::steady_clock::time_point deadline) {
     drainer_stopped();
     park_tracks();
     return true;
+}
+
+bool Drainer::drain_running(std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock<std::timed_mutex> lock(running_mutex(), std::defer_lock);
+    if (!lock.try_lock_until(deadline)) return false;
+    if (g_running == nullptr) return true;
+    // run_until drains every ring before it runs the (empty) command.
+    return g_running->run_until([](Drainer&) {}, deadline);
 }
 
 void Drainer::park_tracks() {

@@ -68,6 +68,10 @@ public:
     // still run later; it is copied, so the caller's frame may go).
     bool run_until(const std::function<void(Drainer&)>& fn, std::chrono::steady_clock::time_point deadline);
 
+    // Has the running drainer, if any, read every ring up to now; false if it did not finish by
+    // `deadline`. For a module that unloads (module_unload.cpp).
+    static bool drain_running(std::chrono::steady_clock::time_point deadline);
+
     // For commands (drainer thread only).
     Aggregator& aggregator() { return aggregator_; }
     void fill(Snapshot& snapshot) const;
