@@ -77,6 +77,7 @@ bool Drainer::start() {
         });
         std::lock_guard<std::timed_mutex> lock(running_mutex());
         g_running = this;
+        watch_for_exit();
     } catch (const std::system_error& e) {
         // No drainer: nobody reads the rings, so nobody may wait for room in them either.
         std::fprintf(stderr, "ringprof: cannot start the drainer thread (%s): recording is off\n", e.what());

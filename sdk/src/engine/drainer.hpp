@@ -28,6 +28,9 @@ struct SpanThread {
     std::string name;
 };
 
+// From the first drainer's start, a module unloading during exit is not drained (module_unload.cpp).
+void watch_for_exit() noexcept;
+
 class Drainer {
 public:
     using SpanSink = std::function<void(TimelineRecords&, const WithheldSpans*)>;

@@ -6,9 +6,12 @@
 #include <link.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <mutex>
 
 #include "engine/drainer.hpp"
 #include "engine/site_table.hpp"
@@ -26,7 +29,13 @@ struct ModuleRange {
     std::uintptr_t address;
     std::uintptr_t lo = 0;
     std::uintptr_t hi = 0;
+    bool main_program = false;
 };
+
+// Set once exit() runs the handlers registered after the first drainer started: the modules
+// whose destructors run after that are not unmapped (exit unmaps nothing), so a drainer blocked
+// in a backend, which the session's end has already given up on, is not waited for again.
+std::atomic<bool> g_exiting{false};
 
 // dl_iterate_phdr, not dladdr: the loader's list lock, not its load lock, which dlclose holds
 // while it runs the module's destructors (a recursive lock here, but not one to rely on).
@@ -42,14 +51,22 @@ int find_module(dl_phdr_info* info, std::size_t, void* data) {
     if (range.address < lo || range.address >= hi) return 0;
     range.lo = lo;
     range.hi = hi;
+    range.main_program = info->dlpi_name == nullptr || info->dlpi_name[0] == '\0';
     return 1;
 }
 
 }  // namespace
 
+void watch_for_exit() noexcept {
+    static std::once_flag once;
+    std::call_once(once, [] { std::atexit([] { g_exiting.store(true, std::memory_order_relaxed); }); });
+}
+
 void module_unloading(const void* address_in_module) noexcept {
     ModuleRange range{reinterpret_cast<std::uintptr_t>(address_in_module)};
+    if (g_exiting.load(std::memory_order_relaxed)) return;
     if (dl_iterate_phdr(find_module, &range) == 0) return;  // not a module the loader knows
+    if (range.main_program) return;                         // never unmapped: its destructors run at exit
     if (!Drainer::drain_running(std::chrono::steady_clock::now() + kUnloadDrainWait)) {
         std::fprintf(stderr,
                      "ringprof: a module unloads (%p-%p) while the drainer has been busy for %llds: events "
