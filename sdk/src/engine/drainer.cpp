@@ -45,8 +45,8 @@ FailingWork g_failed_pass{"a drainer pass (reading the rings)"};
 
 // The drainer whose thread runs, for drain_running(); held while a caller waits on it, so that it
 // is not stopped and destroyed meanwhile. Never destroyed: a module may unload during exit.
-std::timed_mutex& running_mutex() {
-    static auto* m = new std::timed_mutex;
+std::mutex& running_mutex() {
+    static auto* m = new std::mutex;
     return *m;
 }
 Drainer* g_running = nullptr;
@@ -75,7 +75,7 @@ bool Drainer::start() {
             never_wait_on_this_thread();
             loop();
         });
-        std::lock_guard<std::timed_mutex> lock(running_mutex());
+        std::lock_guard<std::mutex> lock(running_mutex());
         g_running = this;
         watch_for_exit();
     } catch (const std::system_error& e) {
@@ -111,7 +111,7 @@ void Drainer::stop() { stop_until(std::chrono::steady_clock::time_point::max());
 bool Drainer::stop_until(std::chrono::steady_clock::time_point deadline) {
     if (!thread_.joinable()) return true;
     {
-        std::lock_guard<std::timed_mutex> lock(running_mutex());
+        std::lock_guard<std::mutex> lock(running_mutex());
         if (g_running == this) g_running = nullptr;
     }
     {
@@ -127,8 +127,9 @@ bool Drainer::stop_until(std::chrono::steady_clock::time_point deadline) {
 }
 
 bool Drainer::drain_running(std::chrono::steady_clock::time_point deadline) {
-    std::unique_lock<std::timed_mutex> lock(running_mutex(), std::defer_lock);
-    if (!lock.try_lock_until(deadline)) return false;
+    // Held only briefly by start and stop, and by one unloading module at a time (the loader runs
+    // one dlclose's destructors at a time).
+    std::lock_guard<std::mutex> lock(running_mutex());
     if (g_running == nullptr) return true;
     // run_until drains every ring before it runs the (empty) command.
     return g_running->run_until([](Drainer&) {}, deadline);
