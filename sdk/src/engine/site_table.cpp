@@ -102,17 +102,17 @@ std::string SiteTable::content_of(const OwnedSite& owned) {
     return c;
 }
 
-const Site* SiteCache::miss(Entry& e, const Site* foreign, bool with_signature) {
+const Site* SiteCache::miss(std::size_t i, const Site* foreign, bool with_signature) {
     const Site* owned = SiteTable::instance().own(foreign, with_signature);
-    e.foreign = foreign;
-    e.owned = owned;
+    entries_[i] = Entry{foreign, owned};
     // A later SigBegin of a site first cached without one asks the table again, which completes it.
-    e.signature = with_signature;
+    signature_[i] = with_signature;
     return owned;
 }
 
 void SiteCache::clear(std::uint64_t generation) {
-    std::fill(entries_.begin(), entries_.end(), Entry{});
+    entries_.fill(Entry{});
+    signature_.fill(false);
     generation_ = generation;
 }
 

@@ -15,6 +15,7 @@
 // Bound: one copy per distinct site content ever seen.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -74,9 +75,12 @@ private:
 class SiteCache {
 public:
     const Site* own(const Site* foreign, bool with_signature = false) {
-        Entry& e = entries_[(reinterpret_cast<std::uintptr_t>(foreign) >> 4) * 0x9E3779B97F4A7C15ull >> kShift];
-        if (__builtin_expect(e.foreign == foreign && (e.signature || !with_signature), 1)) return e.owned;
-        return miss(e, foreign, with_signature);
+        // Sites are 16-aligned objects of 32 bytes or more, mostly laid out one after another, so
+        // their address bits above the fifth index the cache with few collisions and no hashing.
+        const std::size_t i = (reinterpret_cast<std::uintptr_t>(foreign) >> 5) & (kEntries - 1);
+        const Entry& e = entries_[i];
+        if (__builtin_expect(e.foreign == foreign && (!with_signature || signature_[i]), 1)) return e.owned;
+        return miss(i, foreign, with_signature);
     }
     // Called before decoding events read from a ring: after a module unloaded (the table's
     // generation moved on), nothing cached is trusted.
@@ -86,16 +90,15 @@ public:
     }
 
 private:
-    static constexpr int kBits = 10;
-    static constexpr int kShift = 64 - kBits;
+    static constexpr std::size_t kEntries = 1024;
     struct Entry {
         const Site* foreign = nullptr;
         const Site* owned = nullptr;
-        bool signature = false;
     };
-    const Site* miss(Entry& e, const Site* foreign, bool with_signature);
+    const Site* miss(std::size_t i, const Site* foreign, bool with_signature);
     void clear(std::uint64_t generation);
-    std::vector<Entry> entries_ = std::vector<Entry>(std::size_t{1} << kBits);
+    std::array<Entry, kEntries> entries_{};
+    std::array<bool, kEntries> signature_{};  // the entry's copy has its signature part
     std::uint64_t generation_ = 0;
 };
 
