@@ -4,8 +4,9 @@
 # Exits 1 above the ceiling or when the loop dropped scopes, 2 when it cannot measure.
 set -euo pipefail
 
-# The marker counts 34 (one compare admits a Begin, an End only writes, the Scope closes through
-# one word kept in registers); the ceiling leaves room for a platform's differences but fails the
+# The marker counts 35 with the loop (one compare admits a Begin, an End only writes, the Scope closes
+# through one word kept in registers, each write is bracketed by two stores of the thread's ring
+# pointer: detail/recorder.hpp); the ceiling leaves room for a platform's differences but fails the
 # 60-odd of a marker that checks its ring, its thread and its clock on every event.
 ceiling=${RINGPROF_SCOPE_INSTRUCTION_CEILING:-50}
 

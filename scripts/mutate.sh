@@ -96,6 +96,15 @@ mutation live_thread_drops_left_out core sdk/src/engine/drainer.cpp \
     'for (const ThreadInfo& t : snapshot.threads) add_ring_counts(totals, t);' \
     'for (const ThreadInfo& t : snapshot.threads) (void)t;' \
     ringprof_core_tests 'DropAccounting.*:Session.*'
+# Plain signal handlers: a marker writes its ring without pointing the thread at the refusing
+# ring, so a handler's marker landing inside it overwrites the slot and both scopes are lost.
+mutation marker_write_unguarded core sdk/include/ringprof/detail/recorder.hpp \
+    '    t_ring = signal_handler_ring();' '    static_cast<void>(signal_handler_ring());' \
+    ringprof_life_tests 'SignalHandlerMarkers.*'
+# Unloaded modules: their sites stay keys, so a plugin mapped where another was takes its names.
+mutation unloaded_sites_stay_keys core sdk/src/engine/site_table.cpp \
+    'it = by_address_.erase(it);' '++it;' \
+    ringprof_life_tests 'PluginUnload.*'
 # Timeline backpressure: a range writes all its spans however little room the writer's queue has.
 mutation range_ignores_queue_room core sdk/src/engine/drainer.cpp \
     'const std::uint64_t split = head - tail <= fits ? head : tail + fits;' 'const std::uint64_t split = head;' \

@@ -2,6 +2,7 @@
 // dropped, never written over the interrupted marker's record. The thread's own counts stay exact.
 #include <gtest/gtest.h>
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/time.h>
 
@@ -9,6 +10,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "bounded_process.hpp"
 #include "ringprof/ringprof.hpp"
@@ -130,6 +133,107 @@ TEST(SignalHandlerMarkers, AHandlerStartingWithProfSignalHandlerHasItsMarkersRef
     long main_scopes = 0, handler_scopes = 0;
     const TimerTree tree = hammer_from_a_handler(dir, Install::MarkedInTheHandler, main_scopes, handler_scopes);
     expect_refused_and_counted(tree, main_scopes, handler_scopes);
+}
+
+// ---- a handler ringprof does not know of ----------------------------------------------------
+
+constexpr int kPlainHandlerScopes = 3;
+volatile sig_atomic_t g_plain_handler_scopes = 0;
+
+void plain_handler(int) {
+    for (int i = 0; i < kPlainHandlerScopes; ++i) {
+        PROF_SCOPE("in_plain_handler");
+        g_plain_handler_scopes = g_plain_handler_scopes + 1;
+    }
+}
+
+std::uint64_t count_everywhere(const TimerNode& node, const std::string& name) {
+    std::uint64_t n = 0;
+    std::vector<const TimerNode*> todo{&node};
+    while (!todo.empty()) {
+        const TimerNode* t = todo.back();
+        todo.pop_back();
+        for (const auto& child : t->children) {
+            if (child.name == name) n += child.count;
+            todo.push_back(&child);
+        }
+    }
+    return n;
+}
+
+long metadata_number(const TimerTree& tree, const std::string& key) {
+    const std::string v = metadata(tree, key);
+    return v.empty() ? 0 : std::stol(v);
+}
+
+// A handler installed with sigaction() itself, fired by another thread with pthread_kill as fast
+// as it can, lands inside the recording thread's markers, between a marker's read of its ring and
+// its publish. The recording thread's scopes are all in the timers file; the handler's are there
+// or counted as dropped, never lost silently. (Under ThreadSanitizer, which delivers signals only
+// at its own safe points, the handler never lands inside a marker: the test then only checks the
+// counts add up.)
+TEST(SignalHandlerMarkers, APlainSigactionHandlerLosesNothingSilently) {
+    TempDir dir;
+    const std::string counts = dir.str() + "/counts.txt";
+    const Outcome o = run_bounded(
+        [&] {
+            set_env("RINGPROF_OUTPUT_DIR", dir.str());
+            set_env("RINGPROF_RUN_ID", "plain");
+            set_env("RINGPROF_BACKENDS", "timers");
+            { PROF_SCOPE("start"); }
+            struct sigaction act {};
+            act.sa_flags = SA_RESTART;
+            act.sa_handler = plain_handler;
+            if (::sigaction(SIGUSR1, &act, nullptr) != 0) return 4;
+            std::atomic<bool> stop{false};
+            const pthread_t recorder = ::pthread_self();
+            long signals = 0;
+            std::thread killer([&] {
+                while (!stop.load(std::memory_order_relaxed)) {
+                    ::pthread_kill(recorder, SIGUSR1);
+                    ++signals;
+                    // A pause, so that on a loaded machine the recording thread gets the core
+                    // between signals (pending signals of one kind are delivered once).
+                    std::this_thread::sleep_for(10us);
+                }
+            });
+            // Until the handler has run often enough, however loaded the machine is (bounded).
+            long n = 0;
+            const auto least = std::chrono::steady_clock::now() + 400ms;
+            const auto most = std::chrono::steady_clock::now() + 20s;
+            for (auto now = std::chrono::steady_clock::now();
+                 now < most && (now < least || g_plain_handler_scopes < 30000); now = std::chrono::steady_clock::now()) {
+                for (int i = 0; i < 1000; ++i, ++n) {
+                    PROF_SCOPE("outer_plain");
+                    PROF_SCOPE("inner_plain");
+                }
+            }
+            stop.store(true);
+            killer.join();
+            act.sa_handler = SIG_IGN;
+            ::sigaction(SIGUSR1, &act, nullptr);
+            FILE* f = std::fopen(counts.c_str(), "w");
+            std::fprintf(f, "%ld %ld %ld\n", n, static_cast<long>(g_plain_handler_scopes), signals);
+            std::fclose(f);
+            return 0;
+        },
+        within(60s));
+    ASSERT_TRUE(o.finished);
+    ASSERT_EQ(o.exit_code, 0);
+    long outer = 0, handler = 0, signals = 0;
+    FILE* f = std::fopen(counts.c_str(), "r");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fscanf(f, "%ld %ld %ld", &outer, &handler, &signals), 3);
+    std::fclose(f);
+    ASSERT_GT(handler, 1000) << "the handler hardly ran (" << handler << " scopes, " << signals << " signals sent): the test proves nothing";
+    const TimerTree tree = load_timers_json(dir.str() + "/plain_timers.json");
+    EXPECT_EQ(static_cast<long>(count_everywhere(tree.root, "outer_plain")), outer);
+    EXPECT_EQ(static_cast<long>(count_everywhere(tree.root, "inner_plain")), outer);
+    const long handler_in_file = static_cast<long>(count_everywhere(tree.root, "in_plain_handler"));
+    EXPECT_EQ(handler_in_file + metadata_number(tree, "dropped_scopes_in_signal_handlers"), handler)
+        << handler_in_file << " of the handler's scopes in the file";
+    EXPECT_EQ(metadata_number(tree, "dropped_scopes"), metadata_number(tree, "dropped_scopes_in_signal_handlers"));
+    EXPECT_EQ(metadata(tree, "misnested_scopes"), "");
 }
 
 void first_handler(int) {}

@@ -36,7 +36,9 @@ struct RunInfo {
 
 // One completed scope, on absolute time.
 struct Span {
-    const Site* site = nullptr;  // null for spans not from a static site
+    // ringprof's own copy of the marker's site (same fields; it outlives a module that is
+    // unloaded), a step site (step_mode_of), or null for spans not from a static site.
+    const Site* site = nullptr;
     const char* name = nullptr;  // site->name, or a name interned for the session's lifetime
     std::uint64_t begin_ns = 0;  // wall clock, ns since the Unix epoch
     std::uint64_t end_ns = 0;

@@ -46,6 +46,19 @@ char ignore_arguments(const A&...) noexcept;
 
 #if RINGPROF_ENABLED
 
+namespace ringprof::detail {
+// A module's markers point their events at Sites in that module. Before it is unloaded, the
+// drainer reads its events still in the rings and copies their sites (sdk/src/engine/
+// module_unload.cpp). Hence one ModuleWatch per module that holds markers: hidden, so each shared
+// object has its own; inline and kept, so it is one per module, not one per file. Its destructor
+// runs at dlclose (or at exit), before the module's memory goes.
+RINGPROF_HOT_PATH_GLOBAL void module_unloading(const void* address_in_module) noexcept;
+struct ModuleWatch {
+    ~ModuleWatch() { module_unloading(this); }
+};
+__attribute__((visibility("hidden"), used)) inline ModuleWatch g_module_watch;
+}  // namespace ringprof::detail
+
 #define RINGPROF_SITE_(var, name_expr) \
     static constexpr ::ringprof::Site var { name_expr, __func__, __FILE__, __LINE__ }
 

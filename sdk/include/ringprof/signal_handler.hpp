@@ -19,10 +19,13 @@
 //         ...
 //     }
 //
-// Limits: a handler installed otherwise that runs markers can corrupt the interrupted thread's
-// records (the drainer counts the scopes that then end out of order as misnested_scopes, but not
-// the ones lost). A handler that leaves with siglongjmp() leaves its thread's markers refused
-// until the thread next runs PROF_SIGNAL_HANDLER's end, that is, for good: prefer returning.
+// A handler installed otherwise (plain sigaction) has its markers recorded, except those that
+// land while a marker of the interrupted thread writes its ring: every marker points the thread
+// at the refusing ring for the few instructions it writes (detail/recorder.hpp), so those are
+// refused and counted the same way, and the interrupted thread's records stay exact.
+// Limits: a handler that leaves with siglongjmp() leaves its thread's markers refused until the
+// thread next runs PROF_SIGNAL_HANDLER's end, that is, for good: prefer returning. A plain
+// handler does the same when it leaves that way from inside a marker.
 #pragma once
 
 #include <signal.h>

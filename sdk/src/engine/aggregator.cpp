@@ -39,6 +39,7 @@ void open_scope(ThreadTrack& track, std::uint32_t node, std::uint64_t begin_tick
 
 std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records,
                                  WithheldSpans* withheld) {
+    sites_.refresh();
     try {
         if (!elsewhere_.empty()) take_closed_elsewhere(track);
         std::uint64_t stop = 0;
@@ -317,7 +318,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
         std::uint64_t length = 1;
         switch (kind) {
             case EventKind::Begin: {
-                const auto* site = static_cast<const Site*>(pointer_of(e.tag));
+                const Site* site = sites_.own(static_cast<const Site*>(pointer_of(e.tag)));
                 const std::uint32_t node = track.tree.child(track.stack.back().node, site, 0);
                 if (__builtin_expect(track.tree.nodes()[node].held_aside, 0)) {
                     open_aside(track, node, e.tsc);
@@ -328,13 +329,12 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
             }
             case EventKind::End: {
                 // An End with nothing open began before this session: nothing to charge.
+                const Site* site = sites_.own(static_cast<const Site*>(pointer_of(e.tag)));
                 if (__builtin_expect(track.stack.size() == 1, 0)) {
-                    close_aside(track, pointer_of(e.tag), e.tsc, false);
+                    close_aside(track, site, e.tsc, false);
                 } else {
-                    if (__builtin_expect(track.tree.nodes()[track.stack.back().node].site != pointer_of(e.tag), 0)) {
-                        if (!close_aside(track, pointer_of(e.tag), e.tsc, false)) {
-                            close_misnested(track, static_cast<const Site*>(pointer_of(e.tag)), e.tsc);
-                        }
+                    if (__builtin_expect(track.tree.nodes()[track.stack.back().node].site != site, 0)) {
+                        if (!close_aside(track, site, e.tsc, false)) close_misnested(track, site, e.tsc);
                         break;
                     }
                     const OpenScope open = track.stack.back();
@@ -354,16 +354,21 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 break;
             }
             case EventKind::Detach:
-                detach_innermost(track, static_cast<const Site*>(pointer_of(e.tag)), e.tsc);
+                detach_innermost(track, sites_.own(static_cast<const Site*>(pointer_of(e.tag))), e.tsc);
                 break;
-            case EventKind::EndElsewhere:
+            case EventKind::EndElsewhere: {
                 length = 2;
-                hold_closed_elsewhere(e.tag & ~kKindMask, ring.at(i + 1).tsc, e.tsc);
+                // The scope's End names its site: kept as the drainer's own copy, as every site is.
+                std::uint64_t close_tag = ring.at(i + 1).tsc;
+                if (kind_of(close_tag) == EventKind::End)
+                    close_tag = make_tag(sites_.own(static_cast<const Site*>(pointer_of(close_tag))), EventKind::End);
+                hold_closed_elsewhere(e.tag & ~kKindMask, close_tag, e.tsc);
                 break;
+            }
             case EventKind::SigBegin: {
-                const auto* site = static_cast<const Site*>(pointer_of(e.tag));
-                const std::uint64_t signature = stats_.intern_signature(ring, i);
-                length = StatsState::record_length(e);
+                const Site* site = sites_.own(static_cast<const Site*>(pointer_of(e.tag)), /*with_signature=*/true);
+                const std::uint64_t signature = stats_.intern_signature(signature_site_of(site), ring, i);
+                length = StatsState::record_length(signature_site_of(site));
                 const std::uint32_t node = track.tree.child(track.stack.back().node, site, signature);
                 open_scope(track, node, e.tsc);
                 break;
@@ -403,7 +408,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
             }
             case EventKind::Gauge: {
                 length = 2;
-                const auto* site = static_cast<const Site*>(pointer_of(e.tag));
+                const Site* site = sites_.own(static_cast<const Site*>(pointer_of(e.tag)));
                 extras_.gauge(site->name).set(as_double(ring.at(i + 1).tsc), clock_.to_monotonic_ns(e.tsc));
                 if (kSpans) {
                     records->advance_to(spans);

@@ -16,6 +16,7 @@
 #include "engine/clock_calibration.hpp"
 #include "ringprof/backend.hpp"
 #include "ringprof/timer_tree.hpp"
+#include "engine/site_table.hpp"
 #include "engine/stats_state.hpp"
 #include "engine/thread_track.hpp"
 #include "engine/timeline_records.hpp"
@@ -100,6 +101,9 @@ private:
     TimerTree extras_;  // gauges and metadata
     AggNode grafted_;   // worker trees, merged in where they were grafted
     StatsState stats_;  // flat statistics and interned signatures
+    // Every site below the decoder is the drainer's own copy (site_table.hpp): what it keeps never
+    // points into a module that may be unloaded.
+    SiteCache sites_;
     std::uint64_t misnested_ = 0;
     bool misnested_said_ = false;
 

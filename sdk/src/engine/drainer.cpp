@@ -46,6 +46,14 @@ std::uint64_t events_within(std::size_t room, std::uint32_t depth) {
 }
 
 FailingWork g_failed_pass{"a drainer pass (reading the rings)"};
+
+// The drainer whose thread runs, for drain_running(); held while a caller waits on it, so that it
+// is not stopped and destroyed meanwhile. Never destroyed: a module may unload during exit.
+std::mutex& running_mutex() {
+    static auto* m = new std::mutex;
+    return *m;
+}
+Drainer* g_running = nullptr;
 FailingWork g_failed_command{"a snapshot or command on the drainer"};
 }  // namespace
 
@@ -71,6 +79,9 @@ bool Drainer::start() {
             never_wait_on_this_thread();
             loop();
         });
+        std::lock_guard<std::mutex> lock(running_mutex());
+        g_running = this;
+        watch_for_exit();
     } catch (const std::system_error& e) {
         // No drainer: nobody reads the rings, so nobody may wait for room in them either.
         std::fprintf(stderr, "ringprof: cannot start the drainer thread (%s): recording is off\n", e.what());
@@ -104,6 +115,10 @@ void Drainer::stop() { stop_until(unbounded_patience()); }
 bool Drainer::stop_until(const EndPatience& patience) {
     if (!thread_.joinable()) return true;
     {
+        std::lock_guard<std::mutex> lock(running_mutex());
+        if (g_running == this) g_running = nullptr;
+    }
+    {
         std::unique_lock<std::mutex> lock(mutex_);
         stopping_ = true;
         ring_doorbell();
@@ -116,6 +131,15 @@ bool Drainer::stop_until(const EndPatience& patience) {
     drainer_stopped();
     park_tracks();
     return true;
+}
+
+bool Drainer::drain_running(std::chrono::steady_clock::time_point deadline) {
+    // Held only briefly by start and stop, and by one unloading module at a time (the loader runs
+    // one dlclose's destructors at a time).
+    std::lock_guard<std::mutex> lock(running_mutex());
+    if (g_running == nullptr) return true;
+    // run_until drains every ring before it runs the (empty) command.
+    return g_running->run_until([](Drainer&) {}, deadline);
 }
 
 void Drainer::park_tracks() {

@@ -30,6 +30,9 @@ struct SpanThread {
     std::string name;
 };
 
+// From the first drainer's start, a module unloading during exit is not drained (module_unload.cpp).
+void watch_for_exit() noexcept;
+
 class Drainer {
 public:
     using SpanSink = std::function<void(TimelineRecords&, const WithheldSpans*)>;
@@ -77,6 +80,10 @@ public:
     // The backend the drainer is calling now, if any (named when the end gives up on it).
     const char* calling() const { return calling_.load(std::memory_order_relaxed); }
     void set_calling(const char* backend) { calling_.store(backend, std::memory_order_relaxed); }
+
+    // Has the running drainer, if any, read every ring up to now; false if it did not finish by
+    // `deadline`. For a module that unloads (module_unload.cpp).
+    static bool drain_running(std::chrono::steady_clock::time_point deadline);
 
     // For commands (drainer thread only).
     Aggregator& aggregator() { return aggregator_; }

@@ -14,14 +14,14 @@ union NoRing {
     ~NoRing() {}
 };
 NoRing g_no_ring;
-NoRing g_signal_handler_ring;  // never written: its slow path refuses before touching it
 }  // namespace
 
 RINGPROF_HOT_PATH_GLOBAL std::atomic<std::uint8_t> g_state{kNotStarted};
 RINGPROF_HOT_PATH_GLOBAL __thread Ring* t_ring = &g_no_ring.ring;
 RINGPROF_HOT_PATH_GLOBAL std::atomic<bool> g_record_signatures{true};
+// Never written: its slow path refuses before touching it.
+RINGPROF_HOT_PATH_GLOBAL SentinelRing g_refusing_ring;
 
 Ring* no_ring() noexcept { return &g_no_ring.ring; }
-Ring* signal_handler_ring() noexcept { return &g_signal_handler_ring.ring; }
 
 }  // namespace ringprof::detail

@@ -71,12 +71,26 @@ Ring* ring_for_recording(std::uint8_t& state) noexcept {
     return t_ring;
 }
 
+// The slow path's work on the thread's ring (room, segments, a recorded wait) is a write window
+// too (recorder.hpp, signal_handler_ring()): a plain handler's marker landing in it is refused.
+class RingWrite {
+public:
+    explicit RingWrite(Ring* ring) noexcept : ring_(ring) { enter_ring_write(); }
+    ~RingWrite() { leave_ring_write(ring_); }
+    RingWrite(const RingWrite&) = delete;
+    RingWrite& operator=(const RingWrite&) = delete;
+
+private:
+    Ring* ring_;
+};
+
 }  // namespace
 
 Closing begin_slow(const Site* site) noexcept {
     std::uint8_t state = 0;
     Ring* ring = ring_for_recording(state);
     if (ring == nullptr) return kNotRecording;
+    RingWrite writing(ring);
     if (state == kOn) return closing_for(ring, ring->try_begin(make_tag(site, EventKind::Begin)));
     Event e{slow_ticks(), make_tag(site, EventKind::Begin)};
     const bool admitted = ring->try_open(&e, 1);
@@ -87,6 +101,7 @@ Closing open_slow(Event* events, std::uint64_t n) noexcept {
     std::uint8_t state = 0;
     Ring* ring = ring_for_recording(state);
     if (ring == nullptr) return kNotRecording;
+    RingWrite writing(ring);
     if (state == kOn) {
         events[0].tsc = read_ticks();
         return closing_for(ring, ring->try_open(events, n));
@@ -111,6 +126,7 @@ void close_slow(Closing closing, std::uint64_t tag) noexcept {
         }
         return;
     }
+    RingWrite writing(ring);
     if ((closing & kClosingBits) == kRefused) {
         ring->end_refused();
     } else {
@@ -125,6 +141,7 @@ bool write_slow(Event* events, std::uint64_t n) noexcept {
     std::uint8_t state = 0;
     Ring* ring = ring_for_recording(state);
     if (ring == nullptr) return false;
+    RingWrite writing(ring);
     events[0].tsc = slow_ticks();
     return ring->try_write(events, n);
 }

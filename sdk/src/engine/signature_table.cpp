@@ -4,23 +4,15 @@
 
 namespace ringprof::detail {
 
-namespace {
-const SignatureSite& site_of(const Event& e) { return signature_site_of(static_cast<const Site*>(pointer_of(e.tag))); }
-}  // namespace
-
-std::uint64_t SignatureTable::record_length(const Event& first) { return 1 + site_of(first).payload_events; }
-
 std::size_t SignatureTable::WordsHash::operator()(const std::vector<std::uint64_t>& w) const noexcept {
     std::uint64_t h = 0xcbf29ce484222325ull;
     for (const std::uint64_t x : w) h = (h ^ x) * 0x100000001b3ull + (h >> 29);
     return static_cast<std::size_t>(h);
 }
 
-std::uint64_t SignatureTable::intern(const Ring& ring, std::uint64_t index) {
-    const Event& first = ring.at(index);
-    const SignatureSite& site = site_of(first);
+std::uint64_t SignatureTable::intern(const SignatureSite& site, const Ring& ring, std::uint64_t index) {
     scratch_.clear();
-    scratch_.push_back(first.tag);
+    scratch_.push_back(static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&site)));
     for (std::uint32_t k = 0; k < site.payload_events; ++k) {
         const Event& p = ring.at(index + 1 + k);
         scratch_.push_back(p.tsc);

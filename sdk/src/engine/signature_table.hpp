@@ -16,11 +16,12 @@ namespace ringprof::detail {
 
 class SignatureTable {
 public:
-    // Events the SigBegin record starting with `first` occupies, itself included.
-    static std::uint64_t record_length(const Event& first);
+    // Events a SigBegin record of `site` occupies, itself included.
+    static std::uint64_t record_length(const SignatureSite& site) { return 1 + site.payload_events; }
 
-    // The id (1, 2, ...; 0 is "no signature") of the signature recorded at ring[index].
-    std::uint64_t intern(const Ring& ring, std::uint64_t index);
+    // The id (1, 2, ...; 0 is "no signature") of the signature recorded at ring[index], whose
+    // site is `site` (the drainer's own copy, site_table.hpp: it is also the key).
+    std::uint64_t intern(const SignatureSite& site, const Ring& ring, std::uint64_t index);
 
     // "(a:vector<float>(shape=(16,)))" for an id from intern(); empty for 0 or unknown ids.
     const std::string& text(std::uint64_t id) const;

@@ -16,8 +16,10 @@ namespace ringprof::detail {
 
 class StatsState {
 public:
-    static std::uint64_t record_length(const Event& sig_begin) { return SignatureTable::record_length(sig_begin); }
-    std::uint64_t intern_signature(const Ring& ring, std::uint64_t index) { return signatures_.intern(ring, index); }
+    static std::uint64_t record_length(const SignatureSite& site) { return SignatureTable::record_length(site); }
+    std::uint64_t intern_signature(const SignatureSite& site, const Ring& ring, std::uint64_t index) {
+        return signatures_.intern(site, ring, index);
+    }
 
     void retire(const CallTree& tree) { retired_.add_tree(tree, signatures_); }
     // Forgets exited threads' rows (live threads' trees are reset by their owner).

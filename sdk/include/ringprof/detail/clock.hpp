@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <x86intrin.h>
@@ -24,6 +25,20 @@ inline std::uint64_t read_ticks() noexcept {
     return v;
 #else
     return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+#endif
+}
+
+// Stores the clock's ticks at `dst`, as read_ticks() would return them. On x86 the two halves
+// rdtsc leaves in two registers are stored as they are, rather than shifted and or-ed into one
+// word first: two instructions fewer per event (little-endian, so the word reads the same).
+inline void store_ticks(std::uint64_t* dst) noexcept {
+#if defined(RINGPROF_CLOCK_TSC)
+    std::uint32_t lo, hi;
+    asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    std::memcpy(reinterpret_cast<char*>(dst), &lo, sizeof lo);
+    std::memcpy(reinterpret_cast<char*>(dst) + sizeof lo, &hi, sizeof hi);
+#else
+    *dst = read_ticks();
 #endif
 }
 

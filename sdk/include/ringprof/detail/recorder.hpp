@@ -51,10 +51,36 @@ inline Closing closing_for(Ring* ring, bool admitted) noexcept {
 
 // What t_ring points at while the thread has no ring (hot_path_globals.cpp).
 Ring* no_ring() noexcept;
-// What t_ring points at while a signal handler ringprof knows of runs on the thread
-// (ringprof/signal_handler.hpp): it never has room either, and the slow path refuses every
-// record made there, counted as dropped.
-Ring* signal_handler_ring() noexcept;
+
+// A ring that never has room and whose slow path refuses every record, counted as dropped (in a
+// signal handler). t_ring points at it while a signal handler ringprof knows of runs on the
+// thread (ringprof/signal_handler.hpp), and while one of the thread's markers writes its ring:
+// Problem: a handler installed with plain sigaction() runs on the thread it interrupts, possibly
+// between a marker's read of the ring's cursor (or room) and its publish of the moved cursor; a
+// marker in the handler would then write the same slot, and the interrupted marker would move
+// the cursor back over the handler's records: both threads' scopes lost, none counted.
+// Mechanism: a marker points t_ring here before it reads the ring's state and back once it has
+// published, with plain stores of the thread's own variable (signal fences keep the compiler from
+// moving the ring's accesses out of that window). A handler's marker that lands in the window
+// is refused whole and counted; one that lands outside it finds the ring's state complete in
+// memory and records normally. Bound: a Begin's and an End's write, a few instructions each.
+union SentinelRing {
+    Ring ring;
+    constexpr SentinelRing() noexcept : ring() {}
+    ~SentinelRing() {}  // never destroyed: a marker may run during static destruction
+};
+extern RINGPROF_HOT_PATH_GLOBAL SentinelRing g_refusing_ring;
+inline Ring* signal_handler_ring() noexcept { return &g_refusing_ring.ring; }
+
+// The window in which this thread's ring is being written (see signal_handler_ring()).
+inline void enter_ring_write() noexcept {
+    t_ring = signal_handler_ring();
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+}
+inline void leave_ring_write(Ring* ring) noexcept {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    t_ring = ring;
+}
 
 // Out of line (sdk/src/engine/recorder_slow_path.cpp).
 // Open a scope the inline path could not (first event of a thread or process, custom clock).
@@ -69,31 +95,39 @@ inline bool is_off() noexcept { return g_state.load(std::memory_order_relaxed) =
 
 // Recording on the built-in clock into a ring with room for `n` events: the inline path. Any
 // other case (off, custom clock, no ring yet, ring out of room) is decided out of line.
-inline Ring* fast_ring(std::uint8_t state, std::uint64_t n) noexcept {
-    Ring* ring = t_ring;
-    return __builtin_expect(state == kOn && ring->has_room(n), 1) ? ring : nullptr;
+// Checked inside the write window: `ring` is t_ring as it was before it.
+inline bool fast_path(Ring* ring, std::uint8_t state, std::uint64_t n) noexcept {
+    return __builtin_expect(state == kOn && ring->has_room(n), 1);
 }
 
 // A marker's begin: how its scope will be closed.
 inline Closing open_scope(const Site* site) noexcept {
     const std::uint8_t state = g_state.load(std::memory_order_relaxed);
-    if (Ring* ring = fast_ring(state, 2)) {
+    Ring* const ring = t_ring;
+    enter_ring_write();
+    if (fast_path(ring, state, 2)) {
         ring->begin(make_tag(site, EventKind::Begin));
+        leave_ring_write(ring);
         // Said to be aligned, so the compiler knows the closing bits are 0 and drops the end's
         // test of them on this path (2 instructions per scope).
         return reinterpret_cast<Closing>(__builtin_assume_aligned(ring, alignof(Ring)));
     }
+    leave_ring_write(ring);
     return state != kOff ? begin_slow(site) : kNotRecording;
 }
 
 // A record of `n` events opening a scope that `close_scope` ends; events[0].tsc is filled in.
 inline Closing open_record(Event* events, std::uint64_t n) noexcept {
     const std::uint8_t state = g_state.load(std::memory_order_relaxed);
-    if (Ring* ring = fast_ring(state, n + 1)) {
+    Ring* const ring = t_ring;
+    enter_ring_write();
+    if (fast_path(ring, state, n + 1)) {
         events[0].tsc = read_ticks();
         ring->open(events, n);
+        leave_ring_write(ring);
         return reinterpret_cast<Closing>(ring);
     }
+    leave_ring_write(ring);
     return state != kOff ? open_slow(events, n) : kNotRecording;
 }
 
@@ -103,7 +137,10 @@ inline Closing open_record(Event* events, std::uint64_t n) noexcept {
 // task system makes easily, out of line, where it is counted instead of racing the ring's owner.
 inline void close_scope(Closing closing, std::uint64_t tag) noexcept {
     if (__builtin_expect(closing == reinterpret_cast<Closing>(t_ring), 1)) {
-        reinterpret_cast<Ring*>(closing)->end(tag, read_ticks());
+        Ring* const ring = reinterpret_cast<Ring*>(closing);
+        enter_ring_write();
+        ring->end_now(tag);
+        leave_ring_write(ring);
     } else if (closing != kNotRecording) {
         close_slow(closing, tag);
     }
@@ -144,11 +181,15 @@ private:
 // A one-off record (gauge, context capture); events[0].tsc is filled in here.
 inline bool write_record(Event* events, std::uint64_t n) noexcept {
     const std::uint8_t state = g_state.load(std::memory_order_relaxed);
-    if (Ring* ring = fast_ring(state, n)) {
+    Ring* const ring = t_ring;
+    enter_ring_write();
+    if (fast_path(ring, state, n)) {
         events[0].tsc = read_ticks();
         ring->write(events, n);
+        leave_ring_write(ring);
         return true;
     }
+    leave_ring_write(ring);
     return state != kOff && write_slow(events, n);
 }
 

@@ -146,7 +146,7 @@ public:
         Event* e = cursor_.load(std::memory_order_relaxed);
         __builtin_prefetch(reinterpret_cast<const char*>(e) + kWriteAhead, 1);
         e->tag = tag;
-        e->tsc = read_ticks();  // after the room check: a refused Begin never reads the clock
+        store_ticks(&e->tsc);  // after the room check: a refused Begin never reads the clock
         advance(e);
         room_ -= 2;
     }
@@ -155,6 +155,14 @@ public:
     void end(std::uint64_t tag, std::uint64_t tsc) noexcept {
         Event* e = cursor_.load(std::memory_order_relaxed);
         *e = Event{tsc, tag};
+        advance(e);
+    }
+
+    // An End stamped now.
+    void end_now(std::uint64_t tag) noexcept {
+        Event* e = cursor_.load(std::memory_order_relaxed);
+        store_ticks(&e->tsc);
+        e->tag = tag;
         advance(e);
     }
 

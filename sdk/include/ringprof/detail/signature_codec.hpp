@@ -47,6 +47,11 @@ constexpr PtrSpan<T> span_of(T* data, std::size_t size) noexcept {
 
 namespace detail {
 
+// Hidden: every module keeps its own descriptors. With default visibility, their static members
+// would be STB_GNU_UNIQUE symbols, which make the loader keep a module that uses
+// PROF_FUNCTION_SIG mapped for good: dlclose would silently not unload a user's plugin.
+#pragma GCC visibility push(hidden)
+
 // Writes 64-bit words into the payload events that follow a SigBegin, two per event.
 struct WordWriter {
     Event* events;
@@ -254,6 +259,8 @@ struct SignatureList {
 // Never called: names the SignatureList of the macro's arguments (arrays stay arrays).
 template <class... A>
 SignatureList<std::remove_cv_t<A>...> signature_of(const A&...) noexcept;
+
+#pragma GCC visibility pop
 
 }  // namespace detail
 }  // namespace ringprof
