@@ -133,13 +133,15 @@ bool Drainer::stop_until(const EndPatience& patience) {
     return true;
 }
 
-bool Drainer::drain_running(std::chrono::steady_clock::time_point deadline) {
+bool Drainer::drain_running(std::chrono::milliseconds still) {
     // Held only briefly by start and stop, and by one unloading module at a time (the loader runs
     // one dlclose's destructors at a time).
     std::lock_guard<std::mutex> lock(running_mutex());
     if (g_running == nullptr) return true;
-    // run_until drains every ring before it runs the (empty) command.
-    return g_running->run_until([](Drainer&) {}, deadline);
+    Drainer* const d = g_running;
+    // run_until drains every ring before it runs the (empty) command; waited for while the
+    // drainer makes progress, as the session's end waits.
+    return d->run_until([](Drainer&) {}, EndPatience{still, [d] { return d->progress(); }});
 }
 
 void Drainer::park_tracks() {

@@ -81,9 +81,9 @@ public:
     const char* calling() const { return calling_.load(std::memory_order_relaxed); }
     void set_calling(const char* backend) { calling_.store(backend, std::memory_order_relaxed); }
 
-    // Has the running drainer, if any, read every ring up to now; false if it did not finish by
-    // `deadline`. For a module that unloads (module_unload.cpp).
-    static bool drain_running(std::chrono::steady_clock::time_point deadline);
+    // Has the running drainer, if any, read every ring up to now; false if it made no progress for
+    // `still` first. For a module that unloads (module_unload.cpp).
+    static bool drain_running(std::chrono::milliseconds still);
 
     // For commands (drainer thread only).
     Aggregator& aggregator() { return aggregator_; }

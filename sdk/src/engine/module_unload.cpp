@@ -21,8 +21,9 @@ namespace ringprof::detail {
 
 namespace {
 
-// A drainer blocked that long (a backend hung on a full disk or a lock) is not waited for: the
-// program's dlclose goes on, and the module's events still in the rings are said on stderr.
+// A drainer that made no progress for that long (a backend hung on a full disk or a lock) is not
+// waited for: the program's dlclose goes on, and the module's events still in the rings are said on
+// stderr. A drainer that works on is waited for, as the session's end waits.
 constexpr std::chrono::seconds kUnloadDrainWait{10};
 
 struct ModuleRange {
@@ -67,9 +68,9 @@ void module_unloading(const void* address_in_module) noexcept {
     if (g_exiting.load(std::memory_order_relaxed)) return;
     if (dl_iterate_phdr(find_module, &range) == 0) return;  // not a module the loader knows
     if (range.main_program) return;                         // never unmapped: its destructors run at exit
-    if (!Drainer::drain_running(std::chrono::steady_clock::now() + kUnloadDrainWait)) {
+    if (!Drainer::drain_running(kUnloadDrainWait)) {
         std::fprintf(stderr,
-                     "ringprof: a module unloads (%p-%p) while the drainer has been busy for %llds: events "
+                     "ringprof: a module unloads (%p-%p) while the drainer has made no progress for %llds: events "
                      "its markers recorded and that are not read yet point into memory being unmapped\n",
                      reinterpret_cast<void*>(range.lo), reinterpret_cast<void*>(range.hi),
                      static_cast<long long>(kUnloadDrainWait.count()));
