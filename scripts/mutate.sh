@@ -348,6 +348,14 @@ mutation system_cpu_busy_counts_iowait system sdk/src/system/proc_readings.hpp \
 mutation system_claim_never_taken system sdk/src/process/run_claim.cpp \
     'return try_claim(name) != Outcome::Taken;' 'return try_claim(name) != Outcome::Taken || true;' \
     ringprof_system_tests 'SystemSampler.*'
+# The sampler's rows never reach the session's timeline: no counter tracks in trace.json.gz.
+mutation system_counters_not_posted system sdk/src/system/system_sampler.cpp \
+    'if (options.on_sample) options.on_sample(sample, options.node);' 'static_cast<void>(sample);' \
+    ringprof_system_tests 'SystemCountersInTheTrace.*'
+# A posted counter's name is a temporary: backends that cache names by address mix counters up.
+mutation system_counter_name_not_kept system sdk/src/engine/timeline_writer.cpp \
+    'const char* name = counter_names_.insert(c.name).first->c_str();' 'const char* name = c.name.c_str();' \
+    ringprof_system_tests 'SystemCountersInTheTrace.*'
 
 # ---- CLI --------------------------------------------------------------------------------------
 # --option=value passes "=value" on.
