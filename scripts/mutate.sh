@@ -356,6 +356,20 @@ mutation system_counters_not_posted system sdk/src/system/system_sampler.cpp \
 mutation system_counter_name_not_kept system sdk/src/engine/timeline_writer.cpp \
     'const char* name = counter_names_.insert(c.name).first->c_str();' 'const char* name = c.name.c_str();' \
     ringprof_system_tests 'SystemCountersInTheTrace.*'
+# ---- system_stats: smdebug's statistics of the system metrics -------------------------------------
+# Several phases no longer group runs: each step an interval of its own, a Between row after each.
+mutation system_stats_phase_runs_not_grouped system_stats sdk/src/system_stats/training_phases.cpp \
+    'if (f.phases.size() > 1 && !rows.empty() && rows.back().phase == e.metric) {' \
+    'if (f.phases.size() > 2 && !rows.empty() && rows.back().phase == e.metric) {' \
+    ringprof_system_tests 'UtilizationByPhase.*:TrainingPhaseIntervals.*'
+# A Between interval starts at the previous interval's end (smdebug: end + 1).
+mutation system_stats_between_starts_at_end system_stats sdk/src/system_stats/training_phases.cpp \
+    'out.push_back({rows[i].end_us + 1, rows[i + 1].start_us - 1,' 'out.push_back({rows[i].end_us, rows[i + 1].start_us - 1,' \
+    ringprof_system_tests 'UtilizationByPhase.*:TrainingPhaseIntervals.*'
+# Initialization counted from the first sample instead of the first system file's minute (smdebug's origin).
+mutation system_stats_job_initialization_from_first_sample system_stats sdk/src/system_stats/system_statistics.cpp \
+    'j.initialization = step0->start_us;' 'j.initialization = step0->start_us - (lo - origin);' \
+    ringprof_system_tests 'JobStatistics.*:JobCli.*'
 
 # ---- CLI --------------------------------------------------------------------------------------
 # --option=value passes "=value" on.
