@@ -370,6 +370,19 @@ mutation system_stats_between_starts_at_end system_stats sdk/src/system_stats/tr
 mutation system_stats_job_initialization_from_first_sample system_stats sdk/src/system_stats/system_statistics.cpp \
     'j.initialization = step0->start_us;' 'j.initialization = step0->start_us - (lo - origin);' \
     ringprof_system_tests 'JobStatistics.*:JobCli.*'
+# LowGPUUtilization judges all samples instead of the last 500 (smdebug's window).
+mutation system_rules_low_gpu_whole_history system_stats sdk/src/system_stats/system_rules.cpp \
+    'const std::vector<Sample> last(samples.end() - static_cast<std::ptrdiff_t>(kLowGpuWindow), samples.end());' \
+    'const std::vector<Sample> last(samples.begin(), samples.end());' \
+    ringprof_system_tests 'SystemRules.*'
+# Snapshots two seconds wide instead of smdebug's 20 ms: several samples counted as one.
+mutation system_rules_snapshot_window_wide system_stats sdk/src/system_stats/system_rules.cpp \
+    'std::abs(current - row.timestamp) > kSnapshotWindowS)' 'std::abs(current - row.timestamp) > kSnapshotWindowS * 100)' \
+    ringprof_system_tests 'SystemRules.*'
+# StepOutlier triggers at ten outliers (smdebug: more than n_outliers = 10).
+mutation system_rules_step_outliers_at_ten system_stats sdk/src/system_stats/system_rules.cpp \
+    'if (f.steps.size() <= kStepOutliersAllowed) continue;' 'if (f.steps.size() < kStepOutliersAllowed) continue;' \
+    ringprof_system_tests 'SystemRules.*'
 
 # ---- CLI --------------------------------------------------------------------------------------
 # --option=value passes "=value" on.

@@ -37,7 +37,7 @@ TEST(UtilizationByPhase, IsSmdebugsWithOnePhaseWhoseStepsAreIntervalsOfTheirOwn)
 TEST(TrainingPhaseIntervals, AreBeforeEachRunBetweenRunsAndAfterAsSmdebugOrdersThem) {
     d::FrameworkPhases f;
     f.phases = {"Step:ModeKeys.TRAIN", "Step:ModeKeys.EVAL"};
-    const auto ev = [](const char* m, long double s, long double e) { return d::PhaseEvent{m, s, e, false, -1}; };
+    const auto ev = [](const char* m, long double s, long double e) { return d::PhaseEvent{m, s, e, false, -1, ""}; };
     f.step_events = {ev("Step:ModeKeys.TRAIN", 100, 180), ev("Step:ModeKeys.TRAIN", 200, 280),
                      ev("Step:ModeKeys.EVAL", 300, 380), ev("Step:ModeKeys.TRAIN", 400, 480)};
     const auto in = d::training_phase_intervals(f, 0, 1000);

@@ -62,7 +62,10 @@ FrameworkPhases read_framework_phases(const std::string& path, std::int64_t orig
         f.events += of_file.events;
         for (std::string& p : of_file.phases)
             if (std::find(f.phases.begin(), f.phases.end(), p) == f.phases.end()) f.phases.push_back(std::move(p));
-        for (PhaseEvent& e : of_file.step_events) f.step_events.push_back(std::move(e));
+        for (PhaseEvent& e : of_file.step_events) {
+            e.node = file.node_id;
+            f.step_events.push_back(std::move(e));
+        }
         if (of_file.max_end_us && (!f.max_end_us || *of_file.max_end_us > *f.max_end_us)) {
             f.max_end_us = of_file.max_end_us;
             f.max_end_is_float = of_file.max_end_is_float;

@@ -35,6 +35,7 @@ struct PhaseEvent {
     long double start_us = 0, end_us = 0;  // relative, as above
     bool is_float = false;                 // written as a fraction: smdebug's numbers are floats then
     std::int64_t step = -1;                // args.step_num; -1 when absent
+    std::string node;                      // the file's node, as its name gives it
 };
 
 struct FrameworkPhases {
