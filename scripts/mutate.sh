@@ -161,6 +161,15 @@ mutation py_sig_shows_self signatures python/src/call_signature.cpp \
     python 'signature'
 
 # ---- flame: HTML page, SVG, folded stacks -----------------------------------------------------
+# The utilization heatmap paints every sample the same pale colour, whatever its percent.
+mutation flame_heatmap_ignores_value flame sdk/src/flame/assets/flame.js \
+    'var f = Math.max(0, Math.min(1, v / 100));' 'var f = 0;' \
+    ringprof_flame_tests 'FlameBrowser.TimelineDrawsEachCoreAndGpuAsAHeatmapLaneUnderTheThreads'
+# Samples placed on the epoch's clock instead of the timeline's: every lane far right of the view.
+mutation flame_utilization_not_on_timeline_clock flame sdk/src/flame/profile_from_trace.cpp \
+    'lane.t_ns.push_back(std::llround((r.timestamp * 1e6 - p.timeline.origin_us) * 1e3));' \
+    'lane.t_ns.push_back(std::llround((r.timestamp * 1e6) * 1e3));' \
+    ringprof_flame_tests 'FlameUtilizationLanes.*:FlameBrowser.TimelineDraws*'
 # The SVG tooltip's "% of parent" is taken against the root's total.
 mutation svg_percent_of_root flame sdk/src/flame/svg.cpp \
     'fixed(100.0 * n.total / f.parent->total, 1)' 'fixed(100.0 * n.total / root.total, 1)' \
