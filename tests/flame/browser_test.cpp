@@ -16,6 +16,7 @@
 #include "cdp_browser.hpp"
 #include "demo_shaped_run.hpp"
 #include "flame_test_trees.hpp"
+#include "low_gpu_folder.hpp"
 #include "ringprof/flame.hpp"
 #include "straggler_folder.hpp"
 #include "temp_dir.hpp"
@@ -832,6 +833,25 @@ TEST_F(FlameBrowser, TimelineDrawsEachCoreAndGpuAsAHeatmapLaneUnderTheThreads) {
     EXPECT_GT(at_10[1], 200) << at_10[0] << "," << at_10[1] << "," << at_10[2];
     EXPECT_GT(at_100[0], 180);
     EXPECT_LT(at_100[1], 90) << at_100[0] << "," << at_100[1] << "," << at_100[2];
+}
+
+// The rules' findings over the folder, as lines above the timeline; a click shows the finding's
+// time range.
+TEST_F(FlameBrowser, TriggeredRulesAreListedOverTheTimelineAndZoomToTheirTime) {
+    ringprof::testing::TempDir dir;
+    flame_test::write_low_gpu_folder(dir.path());
+    open("findings_flame.html", ringprof::load_flame_profile(dir.str()));
+    EXPECT_EQ(browser().evaluate("String(document.querySelectorAll('#tl-findings li').length)"), "1");
+    const std::string text = browser().evaluate("document.querySelector('#tl-findings li').textContent");
+    EXPECT_NE(text.find("LowGPUUtilization: node algo-1, gpu0, steps 300..549"), std::string::npos) << text;
+    browser().evaluate("(document.querySelector('#tl-findings li').click(), '')");
+    simdjson::dom::parser parser;
+    const simdjson::dom::element tl = settled(parser, "window.ringprofFlame.timeline()");
+    const double t0 = double(tl["t0"]), t1 = double(tl["t1"]);
+    // The finding's 300 s .. 549.5 s in view, the view about that wide (kept inside the run's 549.9 s).
+    EXPECT_LE(t0, 300e9);
+    EXPECT_GE(t1, 549.5e9);
+    EXPECT_LT(t1 - t0, 300e9);
 }
 
 TEST_F(FlameBrowser, AFolderWithoutStepsHasNoStepsView) {

@@ -4,9 +4,12 @@
 #include <simdjson.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
+#include "low_gpu_folder.hpp"
 #include "page_data.hpp"
 #include "ringprof/flame.hpp"
 #include "temp_dir.hpp"
@@ -58,6 +61,24 @@ TEST(FlameUtilizationLanes, AreAbsentWithoutSystemMetrics) {
     EXPECT_TRUE(p.timeline.utilization.empty());
     const std::string data = flame_test::page_data(ringprof::render_html(p));
     EXPECT_NE(data.find("\"util\":[]"), std::string::npos);
+}
+
+// A folder where LowGPUUtilization triggers: its finding on the page, on the timeline's clock.
+TEST(FlameRuleFindings, TriggeredRulesAreOnThePageWithNodeDeviceStepsAndTimes) {
+    ringprof::testing::TempDir dir;
+    flame_test::write_low_gpu_folder(dir.path());
+    const ringprof::FlameProfile p = ringprof::load_flame_profile(dir.str());
+    ASSERT_EQ(p.timeline.findings.size(), 1u);
+    const ringprof::FlameFinding& f = p.timeline.findings[0];
+    EXPECT_EQ(f.rule, "LowGPUUtilization");
+    EXPECT_EQ(f.node, "algo-1");
+    EXPECT_EQ(f.device, "gpu0");
+    EXPECT_EQ(f.steps, "300..549");                 // the last 500 samples: 300 s to 549.5 s
+    EXPECT_NEAR(double(f.start_ns), 300e9, 1e3);   // the first step starts the timeline
+    EXPECT_NEAR(double(f.end_ns), 549.5e9, 1e3);
+    const std::string data = flame_test::page_data(ringprof::render_html(p));
+    EXPECT_NE(data.find("\"findings\":[{\"rule\":\"LowGPUUtilization\",\"node\":\"algo-1\",\"device\":\"gpu0\""),
+              std::string::npos);
 }
 
 }  // namespace

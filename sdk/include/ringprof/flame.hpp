@@ -63,6 +63,12 @@ struct FlameUtilization {
     std::vector<double> value;        // percent
 };
 
+// A profiler rule's finding (ringprof/system_rules.hpp) on the timeline's clock.
+struct FlameFinding {
+    std::string rule, node, device, steps, what;  // steps: "12..40", empty when none are known
+    std::int64_t start_ns = 0, end_ns = 0;        // from the timeline's start
+};
+
 struct FlameTimeline {
     std::vector<std::string> names;
     std::vector<FlameLane> lanes;  // empty: the input had no timeline
@@ -72,6 +78,7 @@ struct FlameTimeline {
     std::string note;              // what is shown and what was left out, for the page
     double origin_us = 0;          // the start, absolute microseconds (a folder's timelines are absolute)
     std::vector<FlameUtilization> utilization;  // CPUs, then GPUs, by node
+    std::vector<FlameFinding> findings;         // of the rules that triggered (`ringprof rules`)
 };
 
 // What a report shows: the merged (process) tree plus, when known, one tree per thread, and

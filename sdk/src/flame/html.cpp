@@ -134,6 +134,21 @@ void append_timeline(std::string& out, const FlameTimeline& tl, Names& names) {
         }
         out += "]}";
     }
+    out += "],\"findings\":[";
+    for (std::size_t k = 0; k < tl.findings.size(); ++k) {
+        const FlameFinding& f = tl.findings[k];
+        out += k ? ",{\"rule\":" : "{\"rule\":";
+        detail::append_json_string(out, f.rule);
+        out += ",\"node\":";
+        detail::append_json_string(out, f.node);
+        out += ",\"device\":";
+        detail::append_json_string(out, f.device);
+        out += ",\"steps\":";
+        detail::append_json_string(out, f.steps);
+        out += ",\"what\":";
+        detail::append_json_string(out, f.what);
+        out += ",\"start\":" + std::to_string(f.start_ns) + ",\"end\":" + std::to_string(f.end_ns) + "}";
+    }
     out += "]}";
 }
 

@@ -15,6 +15,7 @@
 #include "merge/trace_files.hpp"
 #include "merge/trace_selection.hpp"
 #include "ringprof/step_statistics.hpp"
+#include "ringprof/system_rules.hpp"
 #include "tree/children_by_name.hpp"
 #include "trace/byte_source.hpp"
 #include "trace/trace_reader.hpp"
@@ -325,6 +326,20 @@ void add_utilization_lanes(const std::string& root, FlameProfile& p) {
     for (auto& [key, lane] : lanes) p.timeline.utilization.push_back(std::move(lane));
 }
 
+// The profiler rules' findings over the folder (as `ringprof rules` gives them), on the timeline.
+void add_rule_findings(const std::string& root, FlameProfile& p) {
+    if (p.timeline.lanes.empty() || find_system_files(root, std::nullopt).empty()) return;
+    const RulesReport report = evaluate_rules(root);
+    const auto rel = [&](double s) { return std::llround((s * 1e6 - p.timeline.origin_us) * 1e3); };
+    for (const RuleResult& r : report.rules) {
+        for (const RuleFinding& f : r.findings) {
+            FlameFinding ff{r.rule, f.node, f.device, "", f.what, rel(f.start_s), rel(f.end_s)};
+            if (f.first_step) ff.steps = std::to_string(*f.first_step) + ".." + std::to_string(*f.last_step);
+            p.timeline.findings.push_back(std::move(ff));
+        }
+    }
+}
+
 FlameProfile read_folder_profile(const std::string& root) {
     Discovery found;
     try {
@@ -365,6 +380,7 @@ FlameProfile read_folder_profile(const std::string& root) {
     p.events_dropped = dropped;
     p.notes = std::move(notes);
     add_utilization_lanes(root, p);
+    add_rule_findings(root, p);
     // The steps view: per step, each node's time, as `ringprof steps --by node` counts it.
     try {
         p.node_steps = analyze_steps(root).steps;

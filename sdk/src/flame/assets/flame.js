@@ -448,6 +448,17 @@ if (TL) {
     return lane;
   });
   tl.height = y;
+  // The profiler rules' findings: a line each (text, never markup); a click shows its time range.
+  (TL.findings || []).forEach(function (f) {
+    var li = document.createElement('li');
+    li.textContent = f.rule + ': node ' + f.node + (f.device ? ', ' + f.device : '') +
+      (f.steps ? ', steps ' + f.steps : '') + ', ' + fmtTime(f.start * 1e-9) + ' to ' + fmtTime(f.end * 1e-9) + ': ' + f.what;
+    li.addEventListener('click', function () {
+      var pad = Math.max(1, (f.end - f.start) * 0.05);
+      tlSet(f.start - pad, f.end + pad);
+    });
+    document.getElementById('tl-findings').appendChild(li);
+  });
   var shown = 0;
   TL.lanes.forEach(function (l) { shown += l.s.length; });
   tl.spans = shown;
