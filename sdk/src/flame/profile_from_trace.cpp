@@ -329,7 +329,14 @@ void add_utilization_lanes(const std::string& root, FlameProfile& p) {
 // The profiler rules' findings over the folder (as `ringprof rules` gives them), on the timeline.
 void add_rule_findings(const std::string& root, FlameProfile& p) {
     if (p.timeline.lanes.empty() || find_system_files(root, std::nullopt).empty()) return;
-    const RulesReport report = evaluate_rules(root);
+    RulesReport report;
+    try {
+        report = evaluate_rules(root);
+    } catch (const std::exception& e) {
+        // The page is still drawn; it says why it has no findings.
+        p.notes.push_back(root + ": the profiler rules could not be evaluated: " + e.what());
+        return;
+    }
     const auto rel = [&](double s) { return std::llround((s * 1e6 - p.timeline.origin_us) * 1e3); };
     for (const RuleResult& r : report.rules) {
         for (const RuleFinding& f : r.findings) {
