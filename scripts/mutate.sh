@@ -196,6 +196,15 @@ mutation py_sig_shows_self signatures python/src/call_signature.cpp \
     python 'signature'
 
 # ---- flame: HTML page, SVG, folded stacks -----------------------------------------------------
+# The utilization heatmap paints every sample the same pale colour, whatever its percent.
+mutation flame_heatmap_ignores_value flame sdk/src/flame/assets/flame.js \
+    'var f = Math.max(0, Math.min(1, v / 100));' 'var f = 0;' \
+    ringprof_flame_tests 'FlameBrowser.TimelineDrawsEachCoreAndGpuAsAHeatmapLaneUnderTheThreads'
+# Samples placed on the epoch's clock instead of the timeline's: every lane far right of the view.
+mutation flame_utilization_not_on_timeline_clock flame sdk/src/flame/profile_from_trace.cpp \
+    'lane.t_ns.push_back(std::llround((r.timestamp * 1e6 - p.timeline.origin_us) * 1e3));' \
+    'lane.t_ns.push_back(std::llround((r.timestamp * 1e6) * 1e3));' \
+    ringprof_flame_tests 'FlameUtilizationLanes.*:FlameBrowser.TimelineDraws*'
 # The SVG tooltip's "% of parent" is taken against the root's total.
 mutation svg_percent_of_root flame sdk/src/flame/svg.cpp \
     'fixed(100.0 * n.total / f.parent->total, 1)' 'fixed(100.0 * n.total / root.total, 1)' \
@@ -383,6 +392,41 @@ mutation system_cpu_busy_counts_iowait system sdk/src/system/proc_readings.hpp \
 mutation system_claim_never_taken system sdk/src/process/run_claim.cpp \
     'return try_claim(name) != Outcome::Taken;' 'return try_claim(name) != Outcome::Taken || true;' \
     ringprof_system_tests 'SystemSampler.*'
+# The sampler's rows never reach the session's timeline: no counter tracks in trace.json.gz.
+mutation system_counters_not_posted system sdk/src/system/system_sampler.cpp \
+    'if (options.on_sample) options.on_sample(sample, options.node);' 'static_cast<void>(sample);' \
+    ringprof_system_tests 'SystemCountersInTheTrace.*'
+# A posted counter's name is a temporary: backends that cache names by address mix counters up.
+mutation system_counter_name_not_kept system sdk/src/engine/timeline_writer.cpp \
+    'const char* name = counter_names_.insert(c.name).first->c_str();' 'const char* name = c.name.c_str();' \
+    ringprof_system_tests 'SystemCountersInTheTrace.*'
+# ---- system_stats: smdebug's statistics of the system metrics -------------------------------------
+# Several phases no longer group runs: each step an interval of its own, a Between row after each.
+mutation system_stats_phase_runs_not_grouped system_stats sdk/src/system_stats/training_phases.cpp \
+    'if (f.phases.size() > 1 && !rows.empty() && rows.back().phase == e.metric) {' \
+    'if (f.phases.size() > 2 && !rows.empty() && rows.back().phase == e.metric) {' \
+    ringprof_system_tests 'UtilizationByPhase.*:TrainingPhaseIntervals.*'
+# A Between interval starts at the previous interval's end (smdebug: end + 1).
+mutation system_stats_between_starts_at_end system_stats sdk/src/system_stats/training_phases.cpp \
+    'out.push_back({rows[i].end_us + 1, rows[i + 1].start_us - 1,' 'out.push_back({rows[i].end_us, rows[i + 1].start_us - 1,' \
+    ringprof_system_tests 'UtilizationByPhase.*:TrainingPhaseIntervals.*'
+# Initialization counted from the first sample instead of the first system file's minute (smdebug's origin).
+mutation system_stats_job_initialization_from_first_sample system_stats sdk/src/system_stats/system_statistics.cpp \
+    'j.initialization = step0->start_us;' 'j.initialization = step0->start_us - (lo - origin);' \
+    ringprof_system_tests 'JobStatistics.*:JobCli.*'
+# LowGPUUtilization judges all samples instead of the last 500 (smdebug's window).
+mutation system_rules_low_gpu_whole_history system_stats sdk/src/system_stats/system_rules.cpp \
+    'const std::vector<Sample> last(samples.end() - static_cast<std::ptrdiff_t>(kLowGpuWindow), samples.end());' \
+    'const std::vector<Sample> last(samples.begin(), samples.end());' \
+    ringprof_system_tests 'SystemRules.*'
+# Snapshots two seconds wide instead of smdebug's 20 ms: several samples counted as one.
+mutation system_rules_snapshot_window_wide system_stats sdk/src/system_stats/system_rules.cpp \
+    'std::abs(current - row.timestamp) > kSnapshotWindowS)' 'std::abs(current - row.timestamp) > kSnapshotWindowS * 100)' \
+    ringprof_system_tests 'SystemRules.*'
+# StepOutlier triggers at ten outliers (smdebug: more than n_outliers = 10).
+mutation system_rules_step_outliers_at_ten system_stats sdk/src/system_stats/system_rules.cpp \
+    'if (f.steps.size() <= kStepOutliersAllowed) continue;' 'if (f.steps.size() < kStepOutliersAllowed) continue;' \
+    ringprof_system_tests 'SystemRules.*'
 
 # ---- CLI --------------------------------------------------------------------------------------
 # --option=value passes "=value" on.

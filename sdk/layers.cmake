@@ -40,8 +40,8 @@ ringprof_layer(timers USES tree json process)         # timers.json trees
 ringprof_layer(stats USES json process)               # cProfile-style statistics files and tables
 ringprof_layer(merge USES json process trace)         # ringprof merge
 ringprof_layer(steps USES json trace merge)           # ringprof steps
-ringprof_layer(flame USES tree json trace merge)      # flame graphs (a folder read as merge reads it)
-ringprof_layer(system_stats USES json merge)          # ringprof utilization: smdebug's PandasFrameAnalysis
+ringprof_layer(system_stats USES json trace merge steps)  # ringprof utilization, job, rules: smdebug's analyses
+ringprof_layer(flame USES tree json trace merge system_stats)  # flame graphs (a folder read as merge reads it)
 
 # The live stack.
 ringprof_layer(system USES json process)              # system metrics: /proc, NVML, smdebug's system files

@@ -15,9 +15,9 @@ namespace {
 
 constexpr const char* kName = "utilization";
 constexpr const char* kUsageLine =
-    "usage: ringprof utilization PATH [--by node|dimension] [--device-usage] [--format table|csv|json]";
+    "usage: ringprof utilization PATH [--by node|dimension|phase] [--device-usage] [--format table|csv|json]";
 constexpr const char* kHelp =
-    "usage: ringprof utilization PATH [--by node|dimension] [--device-usage] [--format table|csv|json]\n"
+    "usage: ringprof utilization PATH [--by node|dimension|phase] [--device-usage] [--format table|csv|json]\n"
     "\n"
     "Utilization statistics of the system metrics under PATH/system/ (ringprof's sampler or\n"
     "SageMaker's files), as SageMaker Debugger's PandasFrameAnalysis computes them, to the last digit.\n"
@@ -25,7 +25,10 @@ constexpr const char* kHelp =
     "  --by G          node (default): get_utilization_stats(), per resource (cpu, gpu, memory, i/o,\n"
     "                  network) and node the mean, min, max, p50, p95, p99 of every value whose\n"
     "                  type names the resource (smdebug's cpu mixes CPUUtilization and I/O wait);\n"
-    "                  dimension: the same split by dimension as well\n"
+    "                  dimension: the same split by dimension as well;\n"
+    "                  phase: get_utilization_stats(by=TRAINING_PHASE), per resource, training phase\n"
+    "                  (Step:ModeKeys.* of the framework timelines under PATH, and the times before,\n"
+    "                  between and after them) and node\n"
     "  --device-usage  get_device_usage_stats(): per cpu/gpu type and node, how many values fall in\n"
     "                  90..100, 10..90 and 0..10\n"
     "  --format F      table (default), csv (smdebug's DataFrame columns), json\n"
@@ -44,22 +47,17 @@ int usage_error(const std::string& message) { return cli::usage_error(kName, kUs
 
 int run(int argc, char** argv) {
     std::string path;
-    bool by_dimension = false, device_usage = false;
+    bool by_dimension = false, by_phase = false, device_usage = false;
     StatsFormat format = StatsFormat::table;
     for (Arguments args(argc, argv, kOptions); args.next();) {
         const std::string& v = args.value();
         if (args.is("--help")) {
             return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
         } else if (args.is("--by")) {
-            if (v == "node")
-                by_dimension = false;
-            else if (v == "dimension")
-                by_dimension = true;
-            else if (v == "phase")
-                return usage_error(
-                    "--by phase (smdebug's by training phase) is not available yet; use node or dimension");
-            else
-                return usage_error(fmt::format("--by must be node or dimension (got '{}')", v));
+            by_dimension = v == "dimension";
+            by_phase = v == "phase";
+            if (v != "node" && !by_dimension && !by_phase)
+                return usage_error(fmt::format("--by must be node, dimension or phase (got '{}')", v));
         } else if (args.is("--device-usage")) {
             device_usage = true;
         } else if (args.is("--format")) {
@@ -78,16 +76,18 @@ int run(int argc, char** argv) {
         }
     }
     if (path.empty()) return usage_error("PATH is missing");
-    if (device_usage && by_dimension) return usage_error("--device-usage and --by dimension do not go together");
+    if (device_usage && (by_dimension || by_phase))
+        return usage_error("--device-usage and --by dimension or phase do not go together");
 
     SystemStatistics s;
     if (const auto failed =
-            answer_read_failure(kName, kUsageLine, path, "reading", [&] { s = analyze_system_metrics(path); })) {
+            answer_read_failure(kName, kUsageLine, path, "reading", [&] { s = analyze_system_metrics(path, by_phase); })) {
         return *failed;
     }
     report_inputs(kName, {}, s.notes);
-    const std::string text =
-        device_usage ? render_device_usage(s, format) : render_utilization(s, format, by_dimension);
+    const std::string text = device_usage ? render_device_usage(s, format)
+                             : by_phase   ? render_utilization_by_phase(s, format)
+                                          : render_utilization(s, format, by_dimension);
     if (!write_stdout(kName, text)) return kExitFailed;
     return s.notes.empty() ? kExitOk : kExitPartial;
 }

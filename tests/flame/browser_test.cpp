@@ -16,6 +16,7 @@
 #include "cdp_browser.hpp"
 #include "demo_shaped_run.hpp"
 #include "flame_test_trees.hpp"
+#include "low_gpu_folder.hpp"
 #include "ringprof/flame.hpp"
 #include "straggler_folder.hpp"
 #include "temp_dir.hpp"
@@ -798,6 +799,59 @@ TEST_F(FlameBrowser, StepsViewShowsEachNodesStepsAndOutlinesTheStraggler) {
     EXPECT_NE(text_of("st-note").find("3 nodes, 6 steps; 3 steps have a straggler, 1 outlier step"), std::string::npos)
         << text_of("st-note");
     expect_no_page_errors();
+}
+
+// A folder with system metrics: a heatmap row per core and GPU under the threads, its colour the
+// sample's percent (read back from the canvas's pixels: what a user sees).
+TEST_F(FlameBrowser, TimelineDrawsEachCoreAndGpuAsAHeatmapLaneUnderTheThreads) {
+    open("utilization_flame.html", ringprof::load_flame_profile(std::string(RINGPROF_TEST_SOURCE_DIR) +
+                                                                "/merge/smdebug_system_answer/input"));
+    browser().evaluate("(() => { document.getElementById('timeline').scrollIntoView(); return ''; })()");
+    simdjson::dom::parser parser;
+    const simdjson::dom::element tl = settled(parser, "window.ringprofFlame.timeline()");
+    const simdjson::dom::array util = tl["util"].get_array();
+    ASSERT_EQ(util.size(), 8u);
+    const simdjson::dom::element gpu0 = util.at(2);
+    ASSERT_EQ(std::string_view(gpu0["label"]), "algo-1 gpu0");
+    EXPECT_GT(double(gpu0["y"]), double(tl["y"]) + 22) << "under the axis";
+    const double dpr = double(tl["dpr"]), x = double(tl["x"]), w = double(tl["w"]), top = double(tl["y"]);
+    const double t0 = double(tl["t0"]), t1 = double(tl["t1"]), y = double(gpu0["y"]) + double(gpu0["h"]) / 2;
+    // The pixel in the middle of sample `i` (samples every 100 ms from the timeline's start).
+    const auto rgb_at = [&](int i) {
+        const double t = (i * 100.0 + 50.0) * 1e6;
+        const int px = static_cast<int>(std::floor((x + (t - t0) / (t1 - t0) * w - (x - 130)) * dpr));
+        const int py = static_cast<int>(std::floor((y - top) * dpr));
+        const std::string rgba = browser().evaluate(
+            "JSON.stringify(Array.from(document.getElementById('timeline').getContext('2d').getImageData(" +
+            std::to_string(px) + "," + std::to_string(py) + ",1,1).data))");
+        simdjson::dom::parser p;
+        const simdjson::dom::array v = p.parse(rgba).get_array();
+        return std::vector<std::int64_t>{int64_t(v.at(0)), int64_t(v.at(1)), int64_t(v.at(2))};
+    };
+    const auto at_10 = rgb_at(0);   // gpu0 at 10 %: pale
+    const auto at_100 = rgb_at(5);  // gpu0 at 100 %: deep red
+    EXPECT_GT(at_10[1], 200) << at_10[0] << "," << at_10[1] << "," << at_10[2];
+    EXPECT_GT(at_100[0], 180);
+    EXPECT_LT(at_100[1], 90) << at_100[0] << "," << at_100[1] << "," << at_100[2];
+}
+
+// The rules' findings over the folder, as lines above the timeline; a click shows the finding's
+// time range.
+TEST_F(FlameBrowser, TriggeredRulesAreListedOverTheTimelineAndZoomToTheirTime) {
+    ringprof::testing::TempDir dir;
+    flame_test::write_low_gpu_folder(dir.path());
+    open("findings_flame.html", ringprof::load_flame_profile(dir.str()));
+    EXPECT_EQ(browser().evaluate("String(document.querySelectorAll('#tl-findings li').length)"), "1");
+    const std::string text = browser().evaluate("document.querySelector('#tl-findings li').textContent");
+    EXPECT_NE(text.find("LowGPUUtilization: node algo-1, gpu0, steps 300..549"), std::string::npos) << text;
+    browser().evaluate("(document.querySelector('#tl-findings li').click(), '')");
+    simdjson::dom::parser parser;
+    const simdjson::dom::element tl = settled(parser, "window.ringprofFlame.timeline()");
+    const double t0 = double(tl["t0"]), t1 = double(tl["t1"]);
+    // The finding's 300 s .. 549.5 s in view, the view about that wide (kept inside the run's 549.9 s).
+    EXPECT_LE(t0, 300e9);
+    EXPECT_GE(t1, 549.5e9);
+    EXPECT_LT(t1 - t0, 300e9);
 }
 
 TEST_F(FlameBrowser, AFolderWithoutStepsHasNoStepsView) {

@@ -102,7 +102,8 @@ TEST(UtilizationCli, PrintsSmdebugsCsvAndRefusesWhatItCannotAnswer) {
     const auto none = ringprof::testing::run_ringprof("utilization '" + empty.str() + "'");
     EXPECT_EQ(none.code, 1);
     EXPECT_NE(none.err.find("no system-metrics files"), std::string::npos) << none.err;
-    EXPECT_EQ(ringprof::testing::run_ringprof("utilization '" + empty.str() + "' --by phase").code, 2);
+    EXPECT_EQ(ringprof::testing::run_ringprof("utilization '" + empty.str() + "' --by phase").code, 1);
+    EXPECT_EQ(ringprof::testing::run_ringprof("utilization '" + empty.str() + "' --by week").code, 2);
 }
 
 }  // namespace

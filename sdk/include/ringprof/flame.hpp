@@ -55,6 +55,20 @@ struct FlameStep {
 // make a 2.4 MB page that draws in well under 100 ms (FlameBrowser.TimelineOfTheDemoSize...).
 inline constexpr std::size_t kFlameTimelineMaxSpans = 60000;
 
+// A system metric over the timeline (a folder with system/ files): one core's CPUUtilization or
+// one GPU's GPUUtilization, drawn as a heatmap lane under the threads.
+struct FlameUtilization {
+    std::string label;                // "algo-1 cpu0", "algo-1 gpu0"
+    std::vector<std::int64_t> t_ns;   // sample times, from the timeline's start
+    std::vector<double> value;        // percent
+};
+
+// A profiler rule's finding (ringprof/system_rules.hpp) on the timeline's clock.
+struct FlameFinding {
+    std::string rule, node, device, steps, what;  // steps: "12..40", empty when none are known
+    std::int64_t start_ns = 0, end_ns = 0;        // from the timeline's start
+};
+
 struct FlameTimeline {
     std::vector<std::string> names;
     std::vector<FlameLane> lanes;  // empty: the input had no timeline
@@ -62,6 +76,9 @@ struct FlameTimeline {
     std::int64_t duration_ns = 0;
     std::uint64_t spans_seen = 0;  // spans the input had; at most kFlameTimelineMaxSpans are kept
     std::string note;              // what is shown and what was left out, for the page
+    double origin_us = 0;          // the start, absolute microseconds (a folder's timelines are absolute)
+    std::vector<FlameUtilization> utilization;  // CPUs, then GPUs, by node
+    std::vector<FlameFinding> findings;         // of the rules that triggered (`ringprof rules`)
 };
 
 // What a report shows: the merged (process) tree plus, when known, one tree per thread, and

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -284,7 +285,19 @@ void SessionImpl::start() {
                             [this](detail::Drainer&) { write_snapshot(false, /*periodic=*/true); });
     }
     drainer_running = drainer.start();
-    if (drainer_running) system_sampler = detail::start_session_sampler(config, problems);
+    if (drainer_running) system_sampler = detail::start_session_sampler(config, problems, system_counters_to_timeline());
+}
+
+std::function<void(const detail::SystemSample&, const std::string&)> SessionImpl::system_counters_to_timeline() {
+    if (!timeline->running()) return {};
+    return [writer = timeline.get()](const detail::SystemSample& sample, const std::string& node) {
+        const auto epoch_ns = static_cast<std::uint64_t>(std::llround(sample.timestamp * 1e9));
+        std::vector<detail::CounterSample> counters;
+        counters.reserve(sample.metrics.size());
+        for (const detail::SystemMetric& m : sample.metrics)
+            counters.push_back({detail::counter_name(m, node), epoch_ns, m.value});
+        writer->post_counters(std::move(counters));
+    };
 }
 
 bool SessionImpl::stop() {

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -63,6 +64,9 @@ public:
     detail::DropReport drop_report;  // drainer thread only
     int pins = 0;                    // API calls using this session now (guarded by the session mutex)
     std::unique_ptr<detail::SystemSampler> system_sampler;  // null: off, or another process samples
+
+    // The sampler's rows as counter tracks on every timeline (empty when no timeline runs).
+    std::function<void(const detail::SystemSample&, const std::string&)> system_counters_to_timeline();
 
     // Every failure of a backend goes here, to `problems`.
     void report(const Backend& backend, const char* stage, const std::exception& e);

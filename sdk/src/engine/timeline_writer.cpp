@@ -193,6 +193,19 @@ void TimelineWriter::enqueue(Item item) {
     queue_.enqueue(std::move(item));
 }
 
+void TimelineWriter::post_counters(std::vector<CounterSample> counters) {
+    if (!running_ || counters.empty()) return;
+    const std::size_t n = counters.size();
+    if (counters_in_flight_.fetch_add(n, std::memory_order_acq_rel) + n > kMaxCountersInFlight) {
+        counters_in_flight_.fetch_sub(n, std::memory_order_acq_rel);
+        dropped_.fetch_add(n, std::memory_order_relaxed);
+        return;
+    }
+    Item item;
+    item.counters = std::move(counters);
+    queue_.enqueue(std::move(item));
+}
+
 void TimelineWriter::wake_writer() {
     {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -296,6 +309,16 @@ void TimelineWriter::take(const TimelineRecord& r) {
     }
 }
 
+void TimelineWriter::deliver_counters(const std::vector<CounterSample>& counters) {
+    for (const CounterSample& c : counters) {
+        const char* name = counter_names_.insert(c.name).first->c_str();
+        for (const Sink& s : sinks_) {
+            if (s.timeline != nullptr)
+                guarded(s, "counter", [&] { s.timeline->on_counter(name, c.epoch_ns, 0, c.value); });
+        }
+    }
+}
+
 void TimelineWriter::release_pending(std::uint64_t horizon) {
     std::size_t kept = 0;
     for (const PendingSpan& p : pending_) {
@@ -338,6 +361,8 @@ void TimelineWriter::process(Item& item) {
         const Item& item;
         ~Settle() {
             if (item.budget != 0) w.in_flight_.fetch_sub(item.budget, std::memory_order_acq_rel);
+            if (!item.counters.empty())
+                w.counters_in_flight_.fetch_sub(item.counters.size(), std::memory_order_acq_rel);
             w.queued_slots_.fetch_sub(item.held_slots, std::memory_order_relaxed);
         }
     } settle{*this, item};
@@ -349,6 +374,7 @@ void TimelineWriter::process(Item& item) {
             guarded(s, "thread name", [&] { s.timeline->on_thread_name(thread.first, thread.second); });
         }
     }
+    if (!item.counters.empty()) deliver_counters(item.counters);
     item.raw.for_each([this](const TimelineRecord& r) { take(r); });
     release_pending(item.barrier != 0 ? StepIntervals::kOpen : item.horizon);
     if (item.barrier != 0 || batch_.spans.size() >= kBatchSpans / 8) deliver();

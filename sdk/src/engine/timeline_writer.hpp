@@ -48,6 +48,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -63,6 +64,14 @@
 #include "process/output_problems.hpp"
 
 namespace ringprof::detail {
+
+// A counter sample from outside the rings (the system-metrics sampler's rows): a name made at run
+// time, a moment on the wall clock, a value.
+struct CounterSample {
+    std::string name;
+    std::uint64_t epoch_ns = 0;
+    double value = 0;
+};
 
 struct TimelineOptions {
     std::uint64_t min_ns = 0;           // shorter scopes stay out of the timeline
@@ -118,6 +127,14 @@ public:
     // that withheld its spans, holds what it counted instead of writing.
     void on_pass(TimelineRecords& raw, const std::vector<SpanThread>& threads, const WithheldSpans* withheld = nullptr);
 
+    // Any thread (the system-metrics sampler): counter samples delivered to every timeline backend's
+    // on_counter, after what the queue holds now. Their room is their own (kMaxCountersInFlight),
+    // so they never take the room the drainer counted on for a pass: refused whole and counted as
+    // dropped spans when it is full (a writer blocked in a backend). Nothing happens unless the
+    // writer runs; the caller stops posting before stop().
+    static constexpr std::size_t kMaxCountersInFlight = std::size_t{1} << 16;
+    void post_counters(std::vector<CounterSample> counters);
+
     class Hold {
     public:
         explicit Hold(TimelineWriter* w, std::uint64_t ticket) : writer_(w), ticket_(ticket) {}
@@ -148,6 +165,7 @@ private:
     struct Item {
         TimelineRecords raw;
         std::vector<std::pair<std::uint32_t, std::string>> names;
+        std::vector<CounterSample> counters;
         std::uint64_t horizon = 0;  // spans that began before this can be labeled
         Backend* added = nullptr;
         std::uint64_t barrier = 0;   // nonzero: deliver everything, acknowledge, wait for release
@@ -191,6 +209,7 @@ private:
     void release_pending(std::uint64_t horizon);
     void append(const PendingSpan& s, std::optional<std::int64_t> step);
     void deliver();
+    void deliver_counters(const std::vector<CounterSample>& counters);
     void guarded(const Sink& s, const char* stage, const std::function<void()>& fn);
 
     const ClockCalibration& clock_;
@@ -210,6 +229,7 @@ private:
     moodycamel::ConcurrentQueue<Item> queue_;
     moodycamel::ConcurrentQueue<TimelineRecords> free_;  // emptied streams, reused
     std::atomic<std::size_t> in_flight_{0};
+    std::atomic<std::size_t> counters_in_flight_{0};
     std::atomic<std::size_t> queued_slots_{0};
     std::atomic<std::uint64_t> dropped_{0};
     std::atomic<std::uint64_t> filtered_{0};
@@ -225,6 +245,9 @@ private:
     std::optional<std::int64_t> step_;  // and the step that thread is in, if any
     std::vector<PendingSpan> pending_;  // held back until the step horizon passes them
     SpanBatch batch_;
+    // Names of posted counters, kept for the writer's life: on_counter takes a name that stays valid,
+    // as a site's does (backends cache by its address). A few per core, disk, interface and GPU.
+    std::unordered_set<std::string> counter_names_;
 
     std::mutex mutex_;
     std::condition_variable cv_;

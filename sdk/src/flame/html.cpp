@@ -119,6 +119,36 @@ void append_timeline(std::string& out, const FlameTimeline& tl, Names& names) {
         detail::append_json_string(out, lane.label);
         out += ",\"s\":[" + cols.t + "],\"d\":[" + cols.c + "],\"n\":[" + cols.n + "],\"k\":[" + cols.p + "]}";
     }
+    // Utilization lanes: sample times (ns from the start) and percents, drawn as a heatmap.
+    out += "],\"util\":[";
+    for (std::size_t l = 0; l < tl.utilization.size(); ++l) {
+        const FlameUtilization& u = tl.utilization[l];
+        out += l ? ",{\"label\":" : "{\"label\":";
+        detail::append_json_string(out, u.label);
+        out += ",\"t\":[";
+        for (std::size_t i = 0; i < u.t_ns.size(); ++i) out += (i ? "," : "") + std::to_string(u.t_ns[i]);
+        out += "],\"v\":[";
+        for (std::size_t i = 0; i < u.value.size(); ++i) {
+            if (i) out += ',';
+            detail::append_python_float(out, std::isfinite(u.value[i]) ? u.value[i] : 0.0);
+        }
+        out += "]}";
+    }
+    out += "],\"findings\":[";
+    for (std::size_t k = 0; k < tl.findings.size(); ++k) {
+        const FlameFinding& f = tl.findings[k];
+        out += k ? ",{\"rule\":" : "{\"rule\":";
+        detail::append_json_string(out, f.rule);
+        out += ",\"node\":";
+        detail::append_json_string(out, f.node);
+        out += ",\"device\":";
+        detail::append_json_string(out, f.device);
+        out += ",\"steps\":";
+        detail::append_json_string(out, f.steps);
+        out += ",\"what\":";
+        detail::append_json_string(out, f.what);
+        out += ",\"start\":" + std::to_string(f.start_ns) + ",\"end\":" + std::to_string(f.end_ns) + "}";
+    }
     out += "]}";
 }
 

@@ -7,12 +7,15 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
+#include "merge/system_metric_rows.hpp"
 #include "merge/trace_files.hpp"
 #include "merge/trace_selection.hpp"
 #include "ringprof/step_statistics.hpp"
+#include "ringprof/system_rules.hpp"
 #include "tree/children_by_name.hpp"
 #include "trace/byte_source.hpp"
 #include "trace/trace_reader.hpp"
@@ -215,6 +218,7 @@ private:
     // The longest kFlameTimelineMaxSpans spans stay, times made relative to the first span.
     void finish_timeline(FlameTimeline& tl, double first_us, double last_us) const {
         tl.names = names_;
+        tl.origin_us = first_us;
         tl.spans_seen = seq_;
         tl.duration_ns = static_cast<std::int64_t>(std::llround((last_us - first_us) * 1e3));
         std::int64_t shortest_kept = 0;
@@ -303,6 +307,46 @@ FlameProfile read_trace_profile(const std::string& path) {
     return p;
 }
 
+// The folder's system metrics (system/, as merge reads them) as utilization lanes: each core's
+// CPUUtilization and each GPU's GPUUtilization, by node, on the timeline's clock.
+void add_utilization_lanes(const std::string& root, FlameProfile& p) {
+    if (p.timeline.lanes.empty() || find_system_files(root, std::nullopt).empty()) return;
+    std::vector<std::string> notes;
+    const std::vector<SystemRow> rows = read_system_metrics(root, std::nullopt, notes);
+    for (std::string& n : notes) p.notes.push_back(std::move(n));
+    std::map<std::tuple<std::string, int, std::string>, FlameUtilization> lanes;  // node, cpu/gpu, name
+    for (const SystemRow& r : rows) {
+        const bool cpu = r.dimension == "CPUUtilization", gpu = r.dimension == "GPUUtilization";
+        if (!cpu && !gpu) continue;
+        FlameUtilization& lane = lanes[{r.node, gpu ? 1 : 0, r.name}];
+        if (lane.label.empty()) lane.label = r.node + " " + r.name;
+        lane.t_ns.push_back(std::llround((r.timestamp * 1e6 - p.timeline.origin_us) * 1e3));
+        lane.value.push_back(r.value);
+    }
+    for (auto& [key, lane] : lanes) p.timeline.utilization.push_back(std::move(lane));
+}
+
+// The profiler rules' findings over the folder (as `ringprof rules` gives them), on the timeline.
+void add_rule_findings(const std::string& root, FlameProfile& p) {
+    if (p.timeline.lanes.empty() || find_system_files(root, std::nullopt).empty()) return;
+    RulesReport report;
+    try {
+        report = evaluate_rules(root);
+    } catch (const std::exception& e) {
+        // The page is still drawn; it says why it has no findings.
+        p.notes.push_back(root + ": the profiler rules could not be evaluated: " + e.what());
+        return;
+    }
+    const auto rel = [&](double s) { return std::llround((s * 1e6 - p.timeline.origin_us) * 1e3); };
+    for (const RuleResult& r : report.rules) {
+        for (const RuleFinding& f : r.findings) {
+            FlameFinding ff{r.rule, f.node, f.device, "", f.what, rel(f.start_s), rel(f.end_s)};
+            if (f.first_step) ff.steps = std::to_string(*f.first_step) + ".." + std::to_string(*f.last_step);
+            p.timeline.findings.push_back(std::move(ff));
+        }
+    }
+}
+
 FlameProfile read_folder_profile(const std::string& root) {
     Discovery found;
     try {
@@ -342,6 +386,8 @@ FlameProfile read_folder_profile(const std::string& root) {
     p.skipped_inputs = std::move(skipped);
     p.events_dropped = dropped;
     p.notes = std::move(notes);
+    add_utilization_lanes(root, p);
+    add_rule_findings(root, p);
     // The steps view: per step, each node's time, as `ringprof steps --by node` counts it.
     try {
         p.node_steps = analyze_steps(root).steps;

@@ -7,12 +7,15 @@
 
 namespace ringprof::detail {
 
-std::unique_ptr<SystemSampler> start_session_sampler(const Config& config, OutputProblems& problems) {
+std::unique_ptr<SystemSampler> start_session_sampler(
+    const Config& config, OutputProblems& problems,
+    std::function<void(const SystemSample&, const std::string& node)> on_sample) {
     if (!config.system_metrics) return nullptr;
     SystemSamplerOptions options;
     options.output_dir = config.output_dir;
     options.node = system_node_name(config.node_rank);
     options.interval_ms = config.system_interval_ms;
+    options.on_sample = std::move(on_sample);
     try {
         return SystemSampler::start(std::move(options), &problems);
     } catch (const std::system_error& e) {

@@ -22,4 +22,10 @@ struct SystemSample {
     std::vector<SystemMetric> metrics;
 };
 
+// A row's name as a counter track: `<Name>_<Dimension>_<NodeId>`, as smdebug's MergedTimeline
+// names it (and `ringprof merge` after it), so one metric has one name in every timeline.
+inline std::string counter_name(const SystemMetric& m, const std::string& node) {
+    return m.name + "_" + m.dimension + "_" + node;
+}
+
 }  // namespace ringprof::detail

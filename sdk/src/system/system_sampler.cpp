@@ -64,10 +64,6 @@ struct SystemSampler::Shared {
     std::atomic<std::uint64_t> samples_written{0};
     std::vector<std::string> said;  // sampler thread only
 
-    bool stopping() {
-        std::lock_guard<std::mutex> lock(mutex);
-        return stop_requested;
-    }
     void say(const std::string& message) {  // each distinct message once
         if (std::find(said.begin(), said.end(), message) != said.end()) return;
         said.push_back(message);
@@ -166,7 +162,14 @@ void SystemSampler::Shared::run() {
         sample.metrics = host_metrics(before, after);
         gpus.append_metrics(sample.metrics, problems_seen);
         before = std::move(after);
-        if (stopping()) break;  // a sample begun as stopping began is not written
+        {
+            // Under the mutex: once stop() has begun (and may give up waiting), whatever the
+            // callback reaches may be gone. A sample begun as stopping began is not written; one
+            // that passes here goes to both the file and the callback.
+            std::lock_guard<std::mutex> lock(mutex);
+            if (stop_requested) break;
+            if (options.on_sample) options.on_sample(sample, options.node);
+        }
         for (const std::string& p : problems_seen) say(p);
         problems_seen.clear();
         try {

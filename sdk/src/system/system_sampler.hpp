@@ -25,6 +25,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -46,6 +47,9 @@ struct SystemSamplerOptions {
     // Present when the machine has an NVIDIA driver's device nodes: without it and without the
     // library, the machine has no NVIDIA GPU and the absence of GPU rows is not worth a word.
     std::string nvidia_device_node = "/dev/nvidiactl";
+    // Each sample written is also handed here (the sampler's thread, the node's name), never once
+    // stop() has begun: the session's timeline draws them as counters (system_counters()).
+    std::function<void(const SystemSample&, const std::string& node)> on_sample;
 };
 
 // Reads the counters under `proc_root` (stat, meminfo, diskstats, net/dev). A file that cannot be
@@ -92,6 +96,9 @@ namespace ringprof::detail {
 // `config.node_rank` names, into `config.output_dir`; output failures are said through `problems`.
 // Null when off, when another process of this node samples into that folder, or when the thread
 // cannot start (said on stderr).
-std::unique_ptr<SystemSampler> start_session_sampler(const Config& config, OutputProblems& problems);
+// Each sample written also goes to `on_sample` (may be empty).
+std::unique_ptr<SystemSampler> start_session_sampler(
+    const Config& config, OutputProblems& problems,
+    std::function<void(const SystemSample&, const std::string& node)> on_sample = {});
 
 }  // namespace ringprof::detail

@@ -421,7 +421,13 @@ widthSel.addEventListener('change', function () { state.width = widthSel.value; 
 var tlCanvas = document.getElementById('timeline'), tlCtx = tlCanvas.getContext('2d');
 var tlWrap = document.getElementById('tl-wrap');
 var TL_GUTTER = 130, TL_AXIS = 22, TL_ROW = 13, TL_GAP = 8;
-var tl = { t0: 0, t1: 1, lanes: [], drawn: 0, renderMs: 0, hits: [] };
+var tl = { t0: 0, t1: 1, lanes: [], util: [], drawn: 0, renderMs: 0, hits: [] };
+var TL_UTIL = 9;
+// 0 % pale, 100 % deep red, as smdebug's notebooks shade their heatmaps.
+function heatColor(v) {
+  var f = Math.max(0, Math.min(1, v / 100));
+  return 'rgb(' + Math.round(255 - 40 * f) + ',' + Math.round(245 - 205 * f) + ',' + Math.round(235 - 205 * f) + ')';
+}
 if (TL) {
   document.getElementById('timeline-panel').style.display = 'flex';
   document.getElementById('chart-panel').style.flex = '0 0 auto';
@@ -434,7 +440,25 @@ if (TL) {
     y += lane.h + TL_GAP;
     return lane;
   });
+  // Utilization lanes under the threads: one row per core and GPU, a heatmap of its percent.
+  if (TL.util && TL.util.length) y += TL_GAP;
+  tl.util = (TL.util || []).map(function (u) {
+    var lane = { label: u.label, t: u.t, v: u.v, y: y, h: TL_UTIL };
+    y += TL_UTIL + 1;
+    return lane;
+  });
   tl.height = y;
+  // The profiler rules' findings: a line each (text, never markup); a click shows its time range.
+  (TL.findings || []).forEach(function (f) {
+    var li = document.createElement('li');
+    li.textContent = f.rule + ': node ' + f.node + (f.device ? ', ' + f.device : '') +
+      (f.steps ? ', steps ' + f.steps : '') + ', ' + fmtTime(f.start * 1e-9) + ' to ' + fmtTime(f.end * 1e-9) + ': ' + f.what;
+    li.addEventListener('click', function () {
+      var pad = Math.max(1, (f.end - f.start) * 0.05);
+      tlSet(f.start - pad, f.end + pad);
+    });
+    document.getElementById('tl-findings').appendChild(li);
+  });
   var shown = 0;
   TL.lanes.forEach(function (l) { shown += l.s.length; });
   tl.spans = shown;
@@ -505,6 +529,16 @@ function drawTimeline() {
       }
     }
   });
+  tl.util.forEach(function (u) {
+    for (i = 0; i < u.t.length; i++) {
+      // A sample holds until the next one (the last for as long as the one before it).
+      var s = u.t[i], e = i + 1 < u.t.length ? u.t[i + 1] : s + (i > 0 ? s - u.t[i - 1] : 1);
+      if (e < tl.t0 || s > tl.t1) continue;
+      var x0 = Math.max(TL_GUTTER, tlX(s, W)), x1 = Math.min(W, tlX(e, W));
+      c.fillStyle = heatColor(u.v[i]);
+      c.fillRect(x0, u.y, Math.max(1, x1 - x0), TL_UTIL);
+    }
+  });
   // Lane names over a white gutter, so spans scrolled left of it do not show through.
   c.fillStyle = '#fff'; c.fillRect(0, TL_AXIS, TL_GUTTER - 2, H - TL_AXIS);
   tl.lanes.forEach(function (l) {
@@ -513,6 +547,9 @@ function drawTimeline() {
     if (label.length > room) label = label.slice(0, room - 1) + '\u2026';
     c.fillText(label, 4, l.y + TL_ROW / 2);
   });
+  c.font = '9px ' + FONT.split(' ').slice(1).join(' ');
+  tl.util.forEach(function (u) { c.fillStyle = '#1f2328'; c.fillText(u.label, 4, u.y + TL_UTIL / 2); });
+  c.font = FONT;
   tl.drawn = drawn; tl.hits = hits;
   tl.renderMs = performance.now() - t0;
 }
@@ -720,7 +757,8 @@ window.ringprofFlame = {
     var r = tlCanvas.getBoundingClientRect();
     return { lanes: tl.lanes.map(function (l) { return l.label; }), spans: tl.spans, seen: TL.seen, steps: TL.steps.length,
              t0: tl.t0, t1: tl.t1, duration: TL.duration, drawn: tl.drawn, renderMs: tl.renderMs,
-             x: r.left + TL_GUTTER, y: r.top, w: r.width - TL_GUTTER, h: r.height,
+             x: r.left + TL_GUTTER, y: r.top, w: r.width - TL_GUTTER, h: r.height, dpr: window.devicePixelRatio || 1,
+             util: tl.util.map(function (u) { return { label: u.label, y: r.top + u.y, h: TL_UTIL }; }),
              hits: tl.hits.slice(0, 200).map(function (h) {
                return { name: DATA.names[h.lane.n[h.i]], lane: h.lane.label, x: r.left + h.x, y: r.top + h.y, w: h.w, h: TL_ROW - 1,
                         start: h.lane.s[h.i], dur: h.lane.d[h.i] };
