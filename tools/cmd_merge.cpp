@@ -14,8 +14,8 @@ namespace {
 
 constexpr const char* kName = "merge";
 constexpr const char* kUsageLine =
-    "usage: ringprof merge PATH [--suffix S ...] [--start A --end B] [--unit time|step] [-o DIR]\n"
-    "                      [--no-system-metrics]";
+    "usage: ringprof merge PATH [--suffix S ...] [--start A --end B] [--unit time|step] [-o DIR] "
+    "[--no-system-metrics]";
 constexpr const char* kHelp =
     "usage: ringprof merge PATH [--suffix S ...] [--start A --end B] [--unit time|step] [-o DIR]\n"
     "                      [--no-system-metrics]\n"
