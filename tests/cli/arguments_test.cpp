@@ -10,6 +10,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -266,6 +269,50 @@ TEST(EveryCommand, TakesADashAloneAsItsInputsName) {
         EXPECT_NE(r.code, 2) << command << ": " << r;
         EXPECT_EQ(first_line(r.err).rfind(first, 0), 0u) << command << ": " << r;
     }
+}
+
+// The README's table of the tool is each command's own usage line: a row per command that
+// `ringprof help` lists, in the words the command prints after a bad command line.
+TEST(EveryCommand, TheReadmesToolTableIsEachCommandsOwnUsageLine) {
+    std::map<std::string, std::string> readme;  // command -> its row's usage text
+    {
+        std::ifstream in(fs::path(RINGPROF_TEST_SOURCE_DIR).parent_path() / "README.md");
+        ASSERT_TRUE(in) << "README.md not found";
+        bool in_table = false;  // from the "| command | does |" header to the next blank line
+        for (std::string line; std::getline(in, line);) {
+            if (line.rfind("| command | does |", 0) == 0) in_table = true;
+            if (line.empty()) in_table = false;
+            if (!in_table || line.rfind("| `ringprof ", 0) != 0) continue;
+            std::string usage = line.substr(3, line.find('`', 3) - 3);
+            replace_all(usage, "\\|", "|");  // a | inside a Markdown table cell is escaped
+            const std::string command = usage.substr(9, usage.find(' ', 9) - 9);
+            readme[command] = usage;
+        }
+    }
+    TempDir dir;
+    const Seen help = run_tool(dir.path() / "help", {"help"});
+    ASSERT_EQ(help.code, 0) << help;
+    std::set<std::string> commands;
+    std::istringstream lines(help.out.substr(help.out.find("commands:")));
+    std::string line;
+    std::getline(lines, line);
+    while (std::getline(lines, line) && line.rfind("  ", 0) == 0) {
+        std::istringstream words(line);
+        std::string command;
+        words >> command;
+        commands.insert(command);
+    }
+    ASSERT_GE(commands.size(), 8u) << help;
+    for (const std::string& command : commands) {
+        SCOPED_TRACE(command);
+        const Seen r = run_tool(dir.path() / "run", {command, "--no-such-option"});
+        const std::string after_first = r.err.substr(r.err.find('\n') + 1);
+        const std::string usage = first_line(after_first);
+        ASSERT_EQ(usage.rfind("usage: ", 0), 0u) << r;
+        ASSERT_EQ(readme.count(command), 1u) << "no row of the README's tool table for it";
+        EXPECT_EQ(readme[command], usage.substr(7));
+    }
+    for (const auto& [command, row] : readme) EXPECT_EQ(commands.count(command), 1u) << "the README lists " << row;
 }
 
 TEST(EveryCommand, AnswersHelpOnStandardOutputWhateverFollows) {

@@ -88,10 +88,10 @@ TEST(SettingsBounds, EachSettingRefusesOneOutsideEitherEndAndKeepsItsDefault) {
     }
 }
 
-// The README's settings table: the row naming the variable states "MIN to MAX".
-TEST(SettingsBounds, TheReadmeStatesEachSettingsRangeAsTheCodeChecksIt) {
-    std::ifstream in(std::filesystem::path(RINGPROF_TEST_SOURCE_DIR).parent_path() / "README.md");
-    ASSERT_TRUE(in) << "README.md not found";
+// The settings table of docs/reference.md: the row naming the variable states "MIN to MAX".
+TEST(SettingsBounds, TheReferenceStatesEachSettingsRangeAsTheCodeChecksIt) {
+    std::ifstream in(std::filesystem::path(RINGPROF_TEST_SOURCE_DIR).parent_path() / "docs" / "reference.md");
+    ASSERT_TRUE(in) << "docs/reference.md not found";
     std::vector<std::string> rows;
     for (std::string line; std::getline(in, line);)
         if (line.rfind("| `RINGPROF_", 0) == 0) rows.push_back(line);
@@ -102,9 +102,9 @@ TEST(SettingsBounds, TheReadmeStatesEachSettingsRangeAsTheCodeChecksIt) {
         const std::string* row = nullptr;
         for (const std::string& r : rows)
             if (r.find(quoted) != std::string::npos) row = &r;
-        ASSERT_NE(row, nullptr) << "no row of the README's settings table names it";
+        ASSERT_NE(row, nullptr) << "no row of the reference's settings table names it";
         const std::string range = std::to_string(s.min) + " to " + std::to_string(s.max);
-        EXPECT_NE(row->find(range), std::string::npos) << "the README's row does not say '" << range << "': " << *row;
+        EXPECT_NE(row->find(range), std::string::npos) << "the reference's row does not say '" << range << "': " << *row;
     }
 }
 
