@@ -140,6 +140,12 @@ mutation signal_ignore_wrapped_as_a_function core sdk/src/engine/signal_handler.
     '(act.sa_handler != SIG_DFL && act.sa_handler != SIG_IGN)' '(act.sa_handler != SIG_DFL)' \
     ringprof_life_tests 'SignalDispositions.*'
 
+# A misnested AdoptEnd pops the scope above the context instead of closing the context: not
+# counted, and the thread's later scopes stay under the adopted context.
+mutation adopt_end_misnest_popped core sdk/src/engine/aggregator.cpp \
+    '                        close_misnested(track, nullptr, e.tsc);' '                        track.stack.pop_back();' \
+    ringprof_timers_tests 'AdoptMisnest.*'
+
 # ---- stats: the cProfile-style table ----------------------------------------------------------
 # The header's "in X seconds" adds cumulative times (counting nested time twice).
 mutation stats_total_adds_cumtime stats sdk/src/stats/stats_table.cpp \
