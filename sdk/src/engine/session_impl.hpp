@@ -56,9 +56,8 @@ public:
     std::unique_ptr<detail::TimelineWriter> timeline;
     pid_t owner_pid;
     detail::RunClaim run_claim;  // keeps run.run_id this process's alone in the output folder
-    std::uint64_t reset_ticks;
-    std::uint64_t marker_cost_ticks =
-        0;  // one Begin+End pair, measured at start  // the root's total counts from here (start, or the last take)
+    std::uint64_t reset_ticks;             // the root's total counts from here (start, or the last take)
+    std::uint64_t marker_cost_ticks = 0;  // one Begin+End pair, measured at start
     bool stopped = false;
     bool drainer_running = false;    // false: the drainer could not start, nothing is recorded
     detail::DropReport drop_report;  // drainer thread only
