@@ -51,14 +51,17 @@ __attribute__((visibility("default"))) int nvmlDeviceGetHandleByIndex_v2(unsigne
     *device = &g_devices[index];
     return 0;
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetUtilizationRates(void* device, FakeUtilization* u) {
+// Out-structs as plain pointers, as the sampler declares them (nvml_gpus.cpp).
+__attribute__((visibility("default"))) int nvmlDeviceGetUtilizationRates(void* device, void* out) {
+    auto* u = static_cast<FakeUtilization*>(out);
     const int i = static_cast<Device*>(device)->index;
     if (env_int("FAKE_NVML_LOST", -1) == i) return 15;
     u->gpu = static_cast<unsigned int>(10 * (i + 1));
     u->memory = 0;
     return 0;
 }
-__attribute__((visibility("default"))) int nvmlDeviceGetMemoryInfo(void* device, FakeMemory* m) {
+__attribute__((visibility("default"))) int nvmlDeviceGetMemoryInfo(void* device, void* out) {
+    auto* m = static_cast<FakeMemory*>(out);
     const int i = static_cast<Device*>(device)->index;
     if (env_int("FAKE_NVML_LOST", -1) == i) return 15;
     m->total = 16ULL << 30;
