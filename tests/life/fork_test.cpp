@@ -3,7 +3,6 @@
 // parent).
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <zlib.h>
 
 #include <filesystem>
 #include <string>
@@ -13,6 +12,7 @@
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "sanitizer_build.hpp"
+#include "gzip_text.hpp"
 #include "temp_dir.hpp"
 
 // Forked children start threads of their own; ThreadSanitizer allows that when asked to.
@@ -85,35 +85,15 @@ bool whole_json(const std::string& text) {
     return parser.parse(text).get(doc) == simdjson::SUCCESS;
 }
 
-// Inflates a whole gzip file; false if it is cut short, has trailing bytes or fails its CRC.
-bool gunzip_whole(const std::string& data, std::string& out) {
-    z_stream z{};
-    if (inflateInit2(&z, 15 + 16) != Z_OK) return false;
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-    z.avail_in = static_cast<uInt>(data.size());
-    char buf[1 << 16];
-    int rc = Z_OK;
-    while (rc == Z_OK) {
-        z.next_out = reinterpret_cast<Bytef*>(buf);
-        z.avail_out = sizeof buf;
-        rc = inflate(&z, Z_NO_FLUSH);
-        out.append(buf, sizeof buf - z.avail_out);
-    }
-    const bool whole = rc == Z_STREAM_END && z.avail_in == 0;
-    inflateEnd(&z);
-    return whole;
-}
-
 void expect_whole_outputs(const std::string& dir, const std::string& run_id, const char* scope, long count) {
     SCOPED_TRACE(run_id);
     const TimerTree tree = load_timers_json(dir + "/" + run_id + "_timers.json");
     const TimerNode* node = tree.root.find(scope);
     ASSERT_NE(node, nullptr) << scope;
     EXPECT_EQ(node->count, static_cast<std::uint64_t>(count)) << scope;
-    std::string trace;
-    EXPECT_TRUE(gunzip_whole(read_text(dir + "/" + run_id + "_trace.json.gz"), trace))
-        << "trace.json.gz is cut short or fails its CRC";
-    EXPECT_TRUE(whole_json(trace)) << "trace is not whole JSON";
+    const Inflated trace = inflate_gzip(read_text(dir + "/" + run_id + "_trace.json.gz"));
+    EXPECT_TRUE(trace.whole()) << "trace.json.gz is cut short, fails its CRC or has bytes after its end";
+    EXPECT_TRUE(whole_json(trace.text)) << "trace is not whole JSON";
     EXPECT_TRUE(whole_json(read_text(dir + "/" + run_id + "_stats.json")));
 }
 

@@ -10,7 +10,6 @@
 #include <signal.h>
 #include <simdjson.h>
 #include <sys/resource.h>
-#include <zlib.h>
 
 #include <atomic>
 #include <chrono>
@@ -24,6 +23,7 @@
 #include "engine/session_impl.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
+#include "gzip_text.hpp"
 #include "temp_dir.hpp"
 #include "text_lines.hpp"
 
@@ -72,25 +72,6 @@ int count_ending(const std::vector<std::string>& names, const std::string& tail)
     int n = 0;
     for (const std::string& name : names) n += ends_with(name, tail);
     return n;
-}
-
-// Inflates a whole gzip file; false if it is cut short, has trailing bytes or fails its CRC.
-bool gunzip_whole(const std::string& data, std::string& out) {
-    z_stream z{};
-    if (inflateInit2(&z, 15 + 16) != Z_OK) return false;
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-    z.avail_in = static_cast<uInt>(data.size());
-    std::vector<char> buf(1 << 16);
-    int rc = Z_OK;
-    while (rc == Z_OK) {
-        z.next_out = reinterpret_cast<Bytef*>(buf.data());
-        z.avail_out = static_cast<uInt>(buf.size());
-        rc = inflate(&z, Z_NO_FLUSH);
-        out.append(buf.data(), buf.size() - z.avail_out);
-    }
-    const bool whole = rc == Z_STREAM_END && z.avail_in == 0;
-    inflateEnd(&z);
-    return whole;
 }
 
 // The "X" events named `name` in a JSON document with a list of events (the whole document, or
@@ -185,9 +166,9 @@ TEST(FullDisk, ADiskFullForAMomentLeavesEveryTimelineWholeAndComplete) {
     EXPECT_EQ(spans_named(read_text(out + "/" + timelines[0]), "work"), kBefore + kWhileFull + kAfter)
         << "-1: not valid JSON\n"
         << err;
-    std::string trace;
-    ASSERT_TRUE(gunzip_whole(read_text(out + "/moment_trace.json.gz"), trace)) << err;
-    EXPECT_EQ(spans_named(trace, "work"), kBefore + kWhileFull + kAfter) << err;
+    const Inflated trace = inflate_gzip(read_text(out + "/moment_trace.json.gz"));
+    ASSERT_TRUE(trace.whole()) << err;
+    EXPECT_EQ(spans_named(trace.text, "work"), kBefore + kWhileFull + kAfter) << err;
 }
 
 TEST(FullDisk, WhileTheDiskStaysFullOneFileIsRetriedAndNothingAccumulates) {

@@ -13,7 +13,6 @@
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <atomic>
 #include <chrono>
@@ -34,6 +33,7 @@
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "sanitizer_build.hpp"
+#include "gzip_text.hpp"
 #include "temp_dir.hpp"
 
 // ---- allocation failures, injected on ringprof's threads only ----------------------------------
@@ -78,32 +78,11 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The text of a gzip file and whether its stream ended properly (a cut file does not).
-std::string gunzip_file(const std::filesystem::path& path, bool& complete) {
-    const std::string data = read_text(path);
-    z_stream z{};
-    inflateInit2(&z, 15 + 16);
-    std::string out;
-    char buf[1 << 16];
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-    z.avail_in = static_cast<uInt>(data.size());
-    int rc = Z_OK;
-    while (rc == Z_OK) {
-        z.next_out = reinterpret_cast<Bytef*>(buf);
-        z.avail_out = sizeof buf;
-        rc = inflate(&z, Z_NO_FLUSH);
-        out.append(buf, sizeof buf - z.avail_out);
-    }
-    inflateEnd(&z);
-    complete = rc == Z_STREAM_END;
-    return out;
-}
-
 // Events named `name` in a trace.json.gz that parses whole; -1 if it does not.
 long spans_named_in_trace(const std::filesystem::path& path, std::string_view name) {
-    bool complete = false;
-    const std::string json = gunzip_file(path, complete);
-    if (!complete) return -1;
+    const Inflated inflated = inflate_gzip(read_text(path));
+    if (!inflated.ended) return -1;
+    const std::string& json = inflated.text;
     simdjson::dom::parser parser;
     simdjson::dom::element doc;
     if (parser.parse(json).get(doc) != simdjson::SUCCESS) return -1;

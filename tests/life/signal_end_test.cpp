@@ -8,7 +8,6 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <chrono>
 #include <filesystem>
@@ -19,6 +18,7 @@
 #include <simdjson.h>
 
 #include "bounded_process.hpp"
+#include "gzip_text.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "sanitizer_build.hpp"
@@ -37,22 +37,9 @@ std::string read_file_bytes(const std::string& path) {
 // Events named `name` in a trace.json.gz whose gzip stream ends properly and whose JSON parses
 // whole; -1 if it does not.
 long spans_in_trace(const std::string& path, std::string_view name) {
-    const std::string data = read_file_bytes(path);
-    z_stream z{};
-    inflateInit2(&z, 15 + 16);
-    std::string json;
-    char buf[1 << 16];
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-    z.avail_in = static_cast<uInt>(data.size());
-    int rc = Z_OK;
-    while (rc == Z_OK) {
-        z.next_out = reinterpret_cast<Bytef*>(buf);
-        z.avail_out = sizeof buf;
-        rc = inflate(&z, Z_NO_FLUSH);
-        json.append(buf, sizeof buf - z.avail_out);
-    }
-    inflateEnd(&z);
-    if (rc != Z_STREAM_END) return -1;
+    const Inflated inflated = inflate_gzip(read_file_bytes(path));
+    if (!inflated.ended) return -1;
+    const std::string& json = inflated.text;
     simdjson::dom::parser parser;
     simdjson::dom::element doc;
     simdjson::dom::array events;

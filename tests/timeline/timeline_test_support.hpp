@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,29 +15,16 @@
 #include <vector>
 
 #include "ringprof/timeline_backend.hpp"
+#include "gzip_text.hpp"
 #include "temp_dir.hpp"
 
 namespace ringprof::testing {
 
 // Inflates a gzip stream; a stream cut short yields what precedes the cut.
 inline std::string gunzip(const std::string& data, bool* complete = nullptr) {
-    z_stream z{};
-    inflateInit2(&z, 15 + 16);
-    std::string out;
-    char buf[1 << 16];
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-    z.avail_in = static_cast<uInt>(data.size());
-    int rc = Z_OK;
-    while (rc == Z_OK) {
-        z.next_out = reinterpret_cast<Bytef*>(buf);
-        z.avail_out = sizeof buf;
-        rc = inflate(&z, Z_NO_FLUSH);
-        out.append(buf, sizeof buf - z.avail_out);
-        if (rc == Z_BUF_ERROR || (z.avail_in == 0 && z.avail_out != 0 && rc == Z_OK)) break;
-    }
-    if (complete != nullptr) *complete = rc == Z_STREAM_END;
-    inflateEnd(&z);
-    return out;
+    Inflated inflated = inflate_gzip(data);
+    if (complete != nullptr) *complete = inflated.ended;
+    return std::move(inflated.text);
 }
 
 // One parsed event, flattened to what the checks need.
