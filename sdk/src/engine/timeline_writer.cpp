@@ -422,11 +422,17 @@ void TimelineWriter::loop() {
             batch_.spans.clear();
         }
         if (item.barrier == 0) continue;
+        // stop() runs on another thread than the drainer, and the queue orders items per producer
+        // only: the drainer's last items, its final snapshot among them, may come after this
+        // barrier. Their spans are delivered, then their snapshots (a flame page is written from
+        // its final snapshot: without this, now and then it was not written at all).
+        std::vector<std::shared_ptr<const Snapshot>> late_snapshots;
         if (item.last) {
-            // stop() runs on another thread than the drainer, and the queue orders items per
-            // producer only: the drainer's last items may come after this barrier.
             Item rest;
-            while (queue_.try_dequeue(rest)) survive(g_failed_item, [&] { process(rest); });
+            while (queue_.try_dequeue(rest)) {
+                survive(g_failed_item, [&] { process(rest); });
+                if (rest.snapshot != nullptr) late_snapshots.push_back(std::move(rest.snapshot));
+            }
             survive(g_failed_item, [&] {
                 release_pending(StepIntervals::kOpen);
                 deliver();
@@ -439,8 +445,9 @@ void TimelineWriter::loop() {
         for (const Sink& s : sinks_) {
             if (s.timeline != nullptr) guarded(s, "flush", [&] { s.timeline->on_timeline_flush(status); });
         }
-        if (item.snapshot != nullptr) {
-            for (const Sink& s : sinks_) guarded(s, "write", [&] { s.backend->on_snapshot(*item.snapshot); });
+        if (item.snapshot != nullptr) late_snapshots.push_back(item.snapshot);
+        for (const auto& snapshot : late_snapshots) {
+            for (const Sink& s : sinks_) guarded(s, "write", [&] { s.backend->on_snapshot(*snapshot); });
         }
         std::unique_lock<std::mutex> lock(mutex_);
         acked_.store(item.barrier, std::memory_order_release);
