@@ -1,6 +1,6 @@
 // ringprof utilization: smdebug's PandasFrameAnalysis numbers to the last digit. The answers in
 // tests/merge/smdebug_system_answer/smdebug_*.csv were written by smdebug's own code
-// (/work/shared/tools/smdebug_system_stats.py) on that fixture's input; numpy's own numbers for the
+// (smdebug_system_stats.py of the shared tools beside the project, not part of it) on that fixture's input; numpy's own numbers for the
 // summation and percentile checks were printed by numpy 1.24.
 #include <gtest/gtest.h>
 

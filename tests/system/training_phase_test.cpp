@@ -1,7 +1,7 @@
 // ringprof utilization --by phase and ringprof job: smdebug's get_utilization_stats(by=
 // TRAINING_PHASE) and get_job_statistics to the last digit. The answers in
 // tests/system/smdebug_phase_answer/smdebug_*.{csv,json} were written by smdebug's own code
-// (/work/shared/tools/smdebug_system_stats.py) on the inputs its make_input.py writes; with
+// (smdebug_system_stats.py of the shared tools beside the project, not part of it) on the inputs its make_input.py writes; with
 // SMDEBUG_SRC set, smdebug is also run now on the same inputs and must agree.
 #include <gtest/gtest.h>
 
