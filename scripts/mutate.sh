@@ -509,11 +509,6 @@ mutation py_infinite_gauge_dropped python python/ringprof/mlagents.py \
 mutation py_thread_root_grafted_twice python python/ringprof/mlagents.py \
     '                if not recorded_here:' '                if True:' \
     python 'threaded_trainer'
-# The pstats key leaves out a C++ function's signature: two signatures become one entry.
-mutation py_pstats_key_without_cpp_signature python python/ringprof/_profile.py \
-    'labels = [(r["file"], r["line"], r["name"] + r["signature"]) for r in rows]' \
-    'labels = [(r["file"], r["line"], r["name"]) for r in rows]' \
-    python 'cpp_function_with_signatures'
 # A profile hook removed under running calls: its calls are never closed, later scopes nest below.
 mutation py_removed_hook_calls_left_open python python/src/profile_hook.cpp \
     'if (state.hook_frames == 0 || PyThreadState_Get()->c_profilefunc == profile_hook) return;' 'return;' \

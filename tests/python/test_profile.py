@@ -191,7 +191,7 @@ def test_profiled_calls_nest_with_scopes_and_cpp_kernels_and_builtins_can_be_lef
     assert path(root, "after_profile")["count"] == 1
 
 
-def test_a_cpp_function_with_signatures_has_one_pstats_entry_per_signature(tmp_path, kernels):
+def test_a_cpp_extension_function_has_one_row_and_key_per_argument_shape(tmp_path, kernels):
     # PROF_FUNCTION_SIG in a C++ extension, called under Profile with two signatures: two rows
     # of the table and two keys of .stats (what pstats reads), as two Python signatures are.
     run = run_scenario(tmp_path, """
