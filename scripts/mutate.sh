@@ -43,6 +43,22 @@ mutation() {
 mutation ring_fits_off_by_one core sdk/src/engine/ring_room.cpp \
     'if (fill > cap) {' 'if (fill > cap + 1) {' \
     ringprof_core_tests 'Ring.*:RingAdmission.*:DropAccounting.*:Session.*'
+# Scopes ended on another thread: the opener's ring keeps the room of Ends that never come.
+mutation ended_elsewhere_room_kept core sdk/src/engine/ring_room.cpp \
+    'limit_ -= std::min(ended, open_scopes());' 'limit_ -= 0 * std::min(ended, open_scopes());' \
+    ringprof_core_tests 'Ring.*'
+# ... and a refused scope ended there keeps the opener's later scopes refused.
+mutation refused_elsewhere_stays_refused core sdk/src/engine/ring_room.cpp \
+    'suppressed_ -= std::min(ended, suppressed_);' 'suppressed_ -= 0 * std::min(ended, suppressed_);' \
+    ringprof_core_tests 'Ring.*'
+# A ring goes back to the pool while another thread still holds a scope of its exited thread.
+mutation held_ring_reused core sdk/src/engine/thread_ring.hpp \
+    'return ring_.ends_made_elsewhere() < outstanding_at_exit_;' 'return false;' \
+    ringprof_life_tests 'ClosedElsewhere.*'
+# An exited thread's track goes before the end another thread holds comes: that end is lost.
+mutation exited_track_gone_before_held_end core sdk/src/engine/drainer.cpp \
+    '(every_ring_read && !track.ring->held_elsewhere())' '(every_ring_read)' \
+    ringprof_life_tests 'ClosedElsewhere.AScopeHeldElsewhere*'
 # Parallel rule: parallel from 3 threads instead of 2.
 mutation parallel_at_three_threads core sdk/src/tree/parallel_rule.hpp \
     'kParallelThreads = 2;' 'kParallelThreads = 3;' \

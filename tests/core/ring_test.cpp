@@ -172,6 +172,49 @@ TEST(Ring, ARecordWrittenInsideARefusedScopeKeepsItsChildrenRefused) {
     EXPECT_EQ(r.ring.open_scopes(), 5u);
 }
 
+// A coroutine resumed on another thread ends there the scope it opened here: its End never
+// comes to this ring. The room this ring kept for that End must come back, or every such scope
+// shrinks the ring for good until each Begin is refused (3 million hand-overs: 3.9 million scopes
+// dropped on a ring of 1 million events).
+TEST(Ring, ScopesEndedElsewhereGiveBackTheRoomKeptForTheirEnds) {
+    OwnedRing r(8);
+    for (int i = 0; i < 100; ++i) {
+        ASSERT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{1}, EventKind::Begin))) << "hand-over " << i;
+        r.ring.end_elsewhere();
+        r.ring.release(r.ring.readable_head());  // the drainer reads the Begin
+    }
+    EXPECT_EQ(r.ring.dropped(), 0u);
+    EXPECT_EQ(r.ring.closings_outstanding(), 0u);
+}
+
+// A scope the ring refused and another thread ended: this thread's later scopes are its
+// siblings, not children of a refused scope that stays open for good.
+TEST(Ring, ARefusedScopeEndedElsewhereStopsRefusingThisThreadsScopes) {
+    OwnedRing r(4);
+    ASSERT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{1}, EventKind::Begin)));
+    ASSERT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{2}, EventKind::Begin)));
+    EXPECT_FALSE(r.ring.try_begin(make_tag(std::uint64_t{3}, EventKind::Begin)));  // full: refused
+    r.ring.end_refused_elsewhere();                                                // ended on another thread
+    r.ring.end(make_tag(std::uint64_t{2}, EventKind::End), 0);
+    r.ring.end(make_tag(std::uint64_t{1}, EventKind::End), 0);
+    r.ring.release(r.ring.readable_head());
+    EXPECT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{4}, EventKind::Begin)));
+    EXPECT_EQ(r.ring.dropped(), 1u);
+    EXPECT_EQ(r.ring.closings_outstanding(), 1u);  // the scope just begun
+}
+
+// While another thread may still end one of its scopes, a ring must outlive its thread unused:
+// the closer touches it.
+TEST(Ring, ClosingsOutstandingCountsScopesAnotherThreadMayStillEnd) {
+    OwnedRing r(16);
+    ASSERT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{1}, EventKind::Begin)));  // handed over
+    ASSERT_TRUE(r.ring.try_begin(make_tag(std::uint64_t{2}, EventKind::Begin)));
+    r.ring.end(make_tag(std::uint64_t{2}, EventKind::End), 0);
+    EXPECT_EQ(r.ring.closings_outstanding(), 1u);
+    r.ring.end_elsewhere();
+    EXPECT_EQ(r.ring.closings_outstanding(), 0u);
+}
+
 // ---- admission at capacity - 1, capacity and capacity + 1, for every record kind ----
 
 // A record kind as markers write it: `events` in the record, `closing` 1 if one later end()

@@ -81,12 +81,6 @@ private:
 // No scope around the handed-over ones: before, each stayed open on the opener, the next nested
 // below it, and the tree grew one level per hand-over until the drainer's fold overflowed.
 TEST(ClosedElsewhere, ScopesEndedOnAnotherThreadAreClosedAtTheOpenersRootAndLaterScopesStayThere) {
-    // A known, open bug: in about 1 run of 10 some of the ends noted on the other thread are not
-    // applied (9,782 of 20,000 closed where they opened, the rest counted only as misnested). Run
-    // with RINGPROF_RUN_KNOWN_FAILURES=1 until it is fixed (issue 49's note).
-    const char* known = std::getenv("RINGPROF_RUN_KNOWN_FAILURES");
-    if (known == nullptr || std::string(known) != "1")
-        GTEST_SKIP() << "known bug: ends noted elsewhere are sometimes not applied (RINGPROF_RUN_KNOWN_FAILURES=1 runs it)";
     TempDir dir;
     const std::string err = dir.str() + "/stderr.txt";
     constexpr long kHandOvers = 20000;
@@ -95,6 +89,9 @@ TEST(ClosedElsewhere, ScopesEndedOnAnotherThreadAreClosedAtTheOpenersRootAndLate
             set_env("RINGPROF_OUTPUT_DIR", dir.str());
             set_env("RINGPROF_RUN_ID", "elsewhere");
             set_env("RINGPROF_BACKENDS", "timers,trace");
+            // 4,096 events: the hand-overs are five times the ring, so room kept for Ends that
+            // never come here would leave none for the opener's later scopes.
+            set_env("RINGPROF_RING_BYTES", "65536");
             ScopeCourier courier;
             std::thread worker([&] { courier.serve(); });
             for (long i = 0; i < kHandOvers; ++i) {
@@ -111,6 +108,7 @@ TEST(ClosedElsewhere, ScopesEndedOnAnotherThreadAreClosedAtTheOpenersRootAndLate
     ASSERT_EQ(o.exit_code, 0) << "signal " << o.signal << "\n" << read_text(err);
     const TimerTree tree = load_timers_json(dir.str() + "/elsewhere_timers.json");
     EXPECT_EQ(metadata_value(tree, "scopes_ended_on_another_thread"), std::to_string(kHandOvers));
+    EXPECT_EQ(metadata_value(tree, "dropped_scopes"), "0");
     const TimerNode* handed = tree.root.find("handed_over");
     ASSERT_NE(handed, nullptr);
     EXPECT_EQ(handed->count, static_cast<std::uint64_t>(kHandOvers)) << "every one closed where it opened";
@@ -124,6 +122,113 @@ TEST(ClosedElsewhere, ScopesEndedOnAnotherThreadAreClosedAtTheOpenersRootAndLate
     EXPECT_EQ(metadata_value(tree, "misnested_scopes"), std::to_string(kHandOvers));
     const std::string text = read_text(err);
     EXPECT_NE(text.find("misnested_scopes"), std::string::npos) << text;
+}
+
+// The opener exits while the worker still holds its scope. Its ring must not go to a thread
+// started later: the worker's end, noted by the ring's address, would then close that thread's
+// own scope of the same site. The held scope is closed in its opener's tree when it ends.
+TEST(ClosedElsewhere, AScopeHeldElsewhereAfterItsThreadExitedClosesInThatThreadsTreeOnly) {
+    TempDir dir;
+    const std::string err = dir.str() + "/stderr.txt";
+    const Outcome o = run_bounded(
+        [&] {
+            set_env("RINGPROF_OUTPUT_DIR", dir.str());
+            set_env("RINGPROF_RUN_ID", "exited");
+            set_env("RINGPROF_BACKENDS", "timers");
+            std::unique_ptr<detail::Scope> held;
+            std::thread opener([&] { held = std::make_unique<detail::Scope>(&kHandedOver); });
+            opener.join();
+            ringprof::flush();  // the opener's ring is read to its end and handed back
+            std::mutex m;
+            std::condition_variable cv;
+            int stage = 0;
+            std::thread later([&] {
+                detail::Scope own(&kHandedOver);  // open while the held one ends
+                std::unique_lock<std::mutex> lock(m);
+                stage = 1;
+                cv.notify_all();
+                cv.wait(lock, [&] { return stage == 2; });
+            });
+            {
+                std::unique_lock<std::mutex> lock(m);
+                cv.wait(lock, [&] { return stage == 1; });
+            }
+            held.reset();  // ends the opener's scope here
+            ringprof::flush();
+            {
+                std::lock_guard<std::mutex> lock(m);
+                stage = 2;
+                cv.notify_all();
+            }
+            later.join();
+            return 0;
+        },
+        stderr_to(err, 120s));
+    ASSERT_TRUE(o.finished);
+    ASSERT_EQ(o.exit_code, 0) << "signal " << o.signal << "\n" << read_text(err);
+    const TimerTree tree = load_timers_json(dir.str() + "/exited_timers.json");
+    const TimerNode* handed = tree.root.find("handed_over");
+    ASSERT_NE(handed, nullptr);
+    EXPECT_EQ(handed->count, 2u) << "the held scope and the later thread's own";
+    EXPECT_EQ(metadata_value(tree, "misnested_scopes"), "1") << "only the held scope ended out of nesting";
+}
+
+// The opener ended a scope around the held one (which closes the held one in its tree, counted)
+// and exited: its tree has nothing open, so it goes at once. Its ring still must not go to a
+// later thread before the held scope ends: that end, noted by the ring's address, would close the
+// later thread's own scope of the same site, and give back room that thread kept for its own End.
+TEST(ClosedElsewhere, ARingIsNotReusedWhileAScopeOfItsExitedThreadIsHeldElsewhere) {
+    TempDir dir;
+    const std::string err = dir.str() + "/stderr.txt";
+    const Outcome o = run_bounded(
+        [&] {
+            set_env("RINGPROF_OUTPUT_DIR", dir.str());
+            set_env("RINGPROF_RUN_ID", "reuse");
+            set_env("RINGPROF_BACKENDS", "timers");
+            std::unique_ptr<detail::Scope> held;
+            std::thread opener([&] {
+                PROF_SCOPE("around");
+                held = std::make_unique<detail::Scope>(&kHandedOver);
+            });
+            opener.join();
+            ringprof::flush();  // the opener's ring is read to its end
+            std::mutex m;
+            std::condition_variable cv;
+            int stage = 0;
+            std::thread later([&] {
+                detail::Scope own(&kHandedOver);
+                std::unique_lock<std::mutex> lock(m);
+                stage = 1;
+                cv.notify_all();
+                cv.wait(lock, [&] { return stage == 2; });
+            });
+            {
+                std::unique_lock<std::mutex> lock(m);
+                cv.wait(lock, [&] { return stage == 1; });
+            }
+            held.reset();
+            ringprof::flush();
+            {
+                std::lock_guard<std::mutex> lock(m);
+                stage = 2;
+                cv.notify_all();
+            }
+            later.join();
+            return 0;
+        },
+        stderr_to(err, 120s));
+    ASSERT_TRUE(o.finished);
+    ASSERT_EQ(o.exit_code, 0) << "signal " << o.signal << "\n" << read_text(err);
+    const TimerTree tree = load_timers_json(dir.str() + "/reuse_timers.json");
+    const TimerNode* handed = tree.root.find("handed_over");
+    ASSERT_NE(handed, nullptr) << "the later thread's own scope, at its root";
+    EXPECT_EQ(handed->count, 1u);
+    const TimerNode* around = tree.root.find("around");
+    ASSERT_NE(around, nullptr);
+    const TimerNode* inside = around->find("handed_over");
+    ASSERT_NE(inside, nullptr) << "the held scope, closed with the scope around it";
+    EXPECT_EQ(inside->count, 1u);
+    EXPECT_EQ(metadata_value(tree, "misnested_scopes"), "1") << "the held scope alone";
 }
 
 }  // namespace

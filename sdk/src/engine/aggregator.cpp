@@ -233,7 +233,9 @@ void Aggregator::settle_closed_elsewhere(const std::vector<ThreadTrack*>& tracks
     if (elsewhere_.empty()) return;
     for (ThreadTrack* track : tracks) {
         take_closed_elsewhere(*track);
-        if (track->next_elsewhere_ticks <= track->last_ticks) apply_closed_elsewhere(*track, track->last_ticks);
+        // An exited thread's ring is read to its end: nothing of it comes later than any end.
+        const std::uint64_t up_to = track->read_to_exit ? ~std::uint64_t{0} : track->last_ticks;
+        if (track->next_elsewhere_ticks <= up_to) apply_closed_elsewhere(*track, up_to);
     }
 }
 

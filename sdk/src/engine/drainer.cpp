@@ -257,11 +257,14 @@ std::uint64_t Drainer::pass() {
     }
     // Ends made elsewhere in this pass, of scopes of threads read before it; then the exited
     // threads go, after every ring of the pass was read: an end made elsewhere of a scope of
-    // theirs may be in a ring read after their own, or in a part of a ring this pass left.
+    // theirs may be in a ring read after their own, or in a part of a ring this pass left. A
+    // thread that exited while another thread held one of its scopes stays until that end comes.
     aggregator_.settle_closed_elsewhere(tracks_);
     for (std::size_t k = 0; k < tracks_.size();) {
         ThreadTrack& track = *tracks_[k];
-        if (track.read_to_exit && (every_ring_read || !track.may_be_closed_elsewhere())) {
+        const bool may_end_elsewhere = track.may_be_closed_elsewhere();
+        if (track.read_to_exit &&
+            (!may_end_elsewhere || (every_ring_read && !track.ring->held_elsewhere()))) {
             aggregator_.retire(track);
             keep_counts_of_exited(track);
             retired_counts_ += track.counts();

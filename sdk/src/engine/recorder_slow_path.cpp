@@ -119,8 +119,13 @@ void close_slow(Closing closing, std::uint64_t tag) noexcept {
         // writing it from here would race with it. Counted; and this thread's own ring says
         // when, so that the drainer closes the scope in its opener's nesting at that time
         // instead of leaving it open below everything the opener does next.
+        // The opener's ring is told too, so that it does not keep room (or refusal) for an End
+        // that never comes; it outlives its thread while such a scope is out (ThreadRing::retire).
         g_foreign_closes.fetch_add(1, std::memory_order_relaxed);
-        if ((closing & kClosingBits) != kRefused) {
+        if ((closing & kClosingBits) == kRefused) {
+            ring->end_refused_elsewhere();
+        } else {
+            ring->end_elsewhere();
             Event note[2] = {{0, make_tag(ring, EventKind::EndElsewhere)}, {tag, 0}};
             write_slow(note, 2);
         }

@@ -102,6 +102,21 @@ ThreadRing* RingRegistry::current_thread_ring() { return t_exit_hook.ring; }
 
 void RingRegistry::recycle(ThreadRing* ring) {
     ring->ring().set_drained(false);
+    std::vector<ThreadRing*> released;
+    {
+        // A ring whose scopes other threads still hold waits here, unused, until they have all
+        // ended; looked at again whenever a ring comes back.
+        std::lock_guard<std::mutex> lock(mutex_);
+        held_.push_back(ring);
+        const auto still_held = std::stable_partition(held_.begin(), held_.end(),
+                                                      [](const ThreadRing* r) { return r->held_elsewhere(); });
+        released.assign(still_held, held_.end());
+        held_.erase(still_held, held_.end());
+    }
+    for (ThreadRing* r : released) give_back(r);
+}
+
+void RingRegistry::give_back(ThreadRing* ring) {
     if (!ring->reusable()) {
         // It grew for a hot thread: a new thread starts small again.
         delete ring;

@@ -37,7 +37,9 @@ public:
 
     // Drainer side.
     bool next_announced(ThreadRing*& ring) { return announced_.try_dequeue(ring); }
-    void recycle(ThreadRing* ring);             // a retired ring, fully drained (grown: freed)
+    // A retired ring, fully drained: pooled (grown: freed), once no other thread holds a scope
+    // of it (ThreadRing::held_elsewhere()).
+    void recycle(ThreadRing* ring);
     void park(std::vector<ThreadRing*> rings);  // a stopping session's live rings
     std::vector<ThreadRing*> take_parked();
     // Whether park() has rings waiting, without the lock (a running drainer looks every pass for
@@ -50,10 +52,12 @@ public:
 
 private:
     RingRegistry() = default;
+    void give_back(ThreadRing* ring);  // to the pool, or freed if it grew
 
     moodycamel::ConcurrentQueue<ThreadRing*> announced_;
     std::mutex mutex_;  // guards the pool and the parked list; never taken by a marker
     std::vector<ThreadRing*> pool_;
+    std::vector<ThreadRing*> held_;  // retired, scopes of theirs still held elsewhere (recycle())
     std::vector<ThreadRing*> parked_;
     std::atomic<bool> has_parked_{false};  // !parked_.empty(), written under mutex_
     std::uint64_t next_serial_ = 1;

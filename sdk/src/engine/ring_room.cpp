@@ -270,11 +270,37 @@ bool Ring::grow_on_this_thread(std::uint64_t h, std::uint64_t need) noexcept {
     return true;
 }
 
-bool Ring::make_room(std::uint64_t need) noexcept {
+bool Ring::make_room(std::uint64_t n) noexcept {
+    take_ends_made_elsewhere();
+    const std::uint64_t need = open_scopes() + n;
     const bool room = find_room(need);
     // A record beside a refused scope gets room for itself alone: Begins stay refused.
     if (suppressed_ != 0) set_limit(room ? head() + need : 0);
     return room;
+}
+
+bool Ring::admit(std::uint64_t n) noexcept {
+    take_ends_made_elsewhere();
+    return suppressed_ == 0 && make_room(n);
+}
+
+// Loaded before exchanged: the line is written only when another thread did end a scope.
+void Ring::take_ends_made_elsewhere() noexcept {
+    if (ended_elsewhere_.load(std::memory_order_relaxed) != 0) {
+        // Their room is given back through the limit, not the room: while a refused scope is
+        // open the room stays 0, and the next set_limit() counts the room from the lower mark.
+        const std::uint64_t ended = ended_elsewhere_.exchange(0, std::memory_order_relaxed);
+        limit_ -= std::min(ended, open_scopes());
+    }
+    if (refused_ended_elsewhere_.load(std::memory_order_relaxed) != 0) {
+        const std::uint64_t ended = refused_ended_elsewhere_.exchange(0, std::memory_order_relaxed);
+        suppressed_ -= std::min(ended, suppressed_);
+    }
+}
+
+std::uint64_t Ring::closings_outstanding() noexcept {
+    take_ends_made_elsewhere();
+    return open_scopes() + suppressed_;
 }
 
 bool Ring::find_room(std::uint64_t need) noexcept {

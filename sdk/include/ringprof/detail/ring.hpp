@@ -135,7 +135,7 @@ public:
     // scope must be closed with end_refused().
     bool try_begin(std::uint64_t tag) noexcept {
         if (__builtin_expect(!has_room(2), 0)) {
-            if (suppressed_ != 0 || !make_room(open_scopes() + 2)) return refuse_scope();
+            if (!admit(2)) return refuse_scope();
         }
         begin(tag);
         return true;
@@ -169,10 +169,27 @@ public:
     // Closes a scope that try_begin or try_open refused.
     void end_refused() noexcept { --suppressed_; }
 
+    // Scopes this ring's thread opened that another thread may still end (a coroutine resumed
+    // elsewhere holds them): that thread's end touches this ring, so it must outlive its own
+    // thread, unused, until none is left.
+    std::uint64_t closings_outstanding() noexcept;
+
+    // ---- any thread: a scope of this ring ended on another thread ----
+    // Its End never comes here. Counted, and taken by the producer the next time it runs out of
+    // room (take_ends_made_elsewhere()): an admitted scope gives back the room kept for its End,
+    // a refused one stops holding this thread's later scopes refused. Without this, every
+    // hand-over shrank the ring for good, until each Begin was refused.
+    void end_elsewhere() noexcept { ended_elsewhere_.fetch_add(1, std::memory_order_relaxed); }
+    void end_refused_elsewhere() noexcept { refused_ended_elsewhere_.fetch_add(1, std::memory_order_relaxed); }
+    // Those not taken by the producer: after its thread exited, every end made elsewhere since.
+    std::uint64_t ends_made_elsewhere() const noexcept {
+        return ended_elsewhere_.load(std::memory_order_acquire) + refused_ended_elsewhere_.load(std::memory_order_acquire);
+    }
+
     // A record of `n` events that is not a scope (gauge, context capture): written only if it
     // fits beside the reserved Ends; false (counted as dropped) otherwise.
     bool try_write(const Event* events, std::uint64_t n) noexcept {
-        if (!has_room(n) && !make_room(open_scopes() + n)) return refuse();
+        if (!has_room(n) && !make_room(n)) return refuse();
         write(events, n);
         return true;
     }
@@ -198,7 +215,7 @@ public:
     // one later `end()` closes, or `end_refused()` if this returns false.
     bool try_open(const Event* events, std::uint64_t n) noexcept {
         if (!has_room(n + 1)) {
-            if (suppressed_ != 0 || !make_room(open_scopes() + n + 1)) return refuse_scope();
+            if (!admit(n + 1)) return refuse_scope();
         }
         open(events, n);
         return true;
@@ -275,6 +292,8 @@ public:
         room_ = 0;
         fill_woken_ = false;
         suppressed_ = 0;
+        ended_elsewhere_.store(0, std::memory_order_relaxed);
+        refused_ended_elsewhere_.store(0, std::memory_order_relaxed);
         dropped_.store(0, std::memory_order_relaxed);
         waits_.store(0, std::memory_order_relaxed);
         wait_ticks_.store(0, std::memory_order_relaxed);
@@ -283,10 +302,13 @@ public:
     }
 
 private:
-    // Out of line (sdk/src/engine/ring_room.cpp): true once `need` events fit from the current head
-    // (which a recorded wait may have advanced); false means refuse. Leaves no room while a
-    // refused scope is open.
-    bool make_room(std::uint64_t need) noexcept;
+    // Out of line (sdk/src/engine/ring_room.cpp): true once `n` more events fit from the current
+    // head (which a recorded wait may have advanced) beside the Ends of open scopes; false means
+    // refuse. Leaves no room while a refused scope is open.
+    bool make_room(std::uint64_t n) noexcept;
+    // A scope-like record of `n` events, its End included: false while a refused scope is open.
+    bool admit(std::uint64_t n) noexcept;
+    void take_ends_made_elsewhere() noexcept;
     bool find_room(std::uint64_t need) noexcept;
     bool refresh_limit(std::uint64_t h, std::uint64_t need) noexcept;
     bool move_to_bigger_segment(std::uint64_t h, std::uint64_t need) noexcept;
@@ -367,6 +389,10 @@ private:
     // Alone on its line: the class's alignment pads whatever follows a Ring to the next line.
     alignas(kCacheLine) std::atomic<std::uint64_t> tail_{0};
     RingSegment* read_seg_;  // the segment being read
+    // Scopes of this ring ended on other threads, not yet taken by the producer: beside the
+    // consumer's tail, off the line the producer writes on every event.
+    std::atomic<std::uint64_t> ended_elsewhere_{0};
+    std::atomic<std::uint64_t> refused_ended_elsewhere_{0};
     std::atomic<bool> drained_{false};
 };
 
