@@ -517,6 +517,11 @@ mutation py_removed_hook_calls_left_open python python/src/profile_hook.cpp \
 mutation py_scope_matched_by_name_alone python python/src/scope_types.cpp \
     'if (frames[k].owner == owner && (closed_in == nullptr || frames[k].opened_in == closed_in)) return k;' 'if (frames[k].owner == owner) return k;' \
     python 'asyncio'
+# AdoptContext records nothing: an adopting thread's scopes stay at its own root.
+mutation py_adopt_context_ignored python python/src/scope_types.cpp \
+    'const Closing closing = id != 0 ? detail::open_record(&record, 1) : detail::kNotRecording;' \
+    'const Closing closing = detail::kNotRecording;' \
+    python 'adopt_a_captured_context'
 # Profile(builtins=False) still records built-in calls.
 mutation py_builtins_setting_ignored python python/src/profile_hook.cpp \
     'if (state->hook_active && state->hook_builtins && (state->hidden_frame' 'if (state->hook_active && (state->hidden_frame' \
