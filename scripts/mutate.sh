@@ -533,9 +533,14 @@ mutation py_removed_hook_calls_left_open python python/src/profile_hook.cpp \
 mutation py_scope_matched_by_name_alone python python/src/scope_types.cpp \
     'if (frames[k].owner == owner && (closed_in == nullptr || frames[k].opened_in == closed_in)) return k;' 'if (frames[k].owner == owner) return k;' \
     python 'asyncio'
+# AdoptContext records nothing: an adopting thread's scopes stay at its own root.
+mutation py_adopt_context_ignored python python/src/scope_types.cpp \
+    'const Closing closing = id != 0 ? detail::open_record(&record, 1) : detail::kNotRecording;' \
+    'const Closing closing = detail::kNotRecording;' \
+    python 'adopt_a_captured_context'
 # Profile(builtins=False) still records built-in calls.
 mutation py_builtins_setting_ignored python python/src/profile_hook.cpp \
-    'if (g_hook.active && g_hook.builtins && (state->hidden_frame' 'if (g_hook.active && (state->hidden_frame' \
+    'if (state->hook_active && state->hook_builtins && (state->hidden_frame' 'if (state->hook_active && (state->hidden_frame' \
     python 'every_builtins_setting'
 # getstats() reports no recursive calls (accelerate's reccallcount).
 mutation py_getstats_reccallcount python python/ringprof/_profile.py \
@@ -544,8 +549,17 @@ mutation py_getstats_reccallcount python python/ringprof/_profile.py \
     python 'getstats'
 # Enabling a second Profile leaves the first one's window open: it counts the second's calls.
 mutation py_profile_windows_overlap python python/src/profile_hook.cpp \
-    'if (g_recording != nullptr && g_recording != this) g_recording->close_window();' ';' \
+    'if (PythonProfile* other = profile_of(state->recording_profile)) other->close_window(thread_id(*state));' ';' \
     python 'exactly_the_calls'
+# A Profile's window reads another thread's rows: Profiles on two threads count each other's calls.
+mutation py_profile_window_of_any_thread python sdk/src/engine/drainer.cpp \
+    'if (track->tid == tid && !track->ring->retired()) return aggregator_.thread_stats(*track);' \
+    'if (!track->ring->retired()) return aggregator_.thread_stats(*track);' \
+    python 'threads_it_was_enabled_on'
+# A thread that ends with a Profile enabled: its window is never closed, its calls are lost.
+mutation py_profile_thread_end_unwatched python python/ringprof/_profile.py \
+    '        _thread_end.sentinel = _ThreadEnd()' '        pass' \
+    python 'threads_it_was_enabled_on'
 # disable() drops the program's own profile hook instead of putting it back.
 mutation py_profile_drops_programs_hook python python/src/profile_hook.cpp \
     'PyEval_SetProfile(previous.func, previous.obj);' 'PyEval_SetProfile(nullptr, nullptr);' \

@@ -14,7 +14,10 @@ import functools as _functools
 import os as _os
 
 from ._ringprof import (  # noqa: F401  (the public API)
+    AdoptContext,
+    Context,
     add_metadata,
+    capture_context,
     disable,
     dropped_scopes,
     enable,
@@ -32,7 +35,7 @@ from . import _process_end  # noqa: F401  (the session ends at Python's exit)
 from ._version import __version__  # noqa: F401
 
 __all__ = ["scope", "function", "step", "gauge", "flush", "enable", "disable", "is_enabled",
-           "add_metadata", "set_thread_name", "dropped_scopes", "timer_tree", "Profile", "plot",
+           "add_metadata", "set_thread_name", "capture_context", "Context", "AdoptContext", "dropped_scopes", "timer_tree", "Profile", "plot",
            "get_include", "get_cmake_dir", "get_library", "__version__"]
 
 

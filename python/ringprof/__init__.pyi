@@ -2,7 +2,10 @@ from typing import Any, Callable, Dict, Optional, TypeVar, overload
 
 from ._profile import Profile as Profile, plot as plot
 from ._ringprof import (
+    AdoptContext as AdoptContext,
+    Context as Context,
     add_metadata as add_metadata,
+    capture_context as capture_context,
     disable as disable,
     dropped_scopes as dropped_scopes,
     enable as enable,
@@ -16,7 +19,7 @@ from ._ringprof import (
 
 __version__: str
 __all__ = ["scope", "function", "step", "gauge", "flush", "enable", "disable", "is_enabled",
-           "add_metadata", "set_thread_name", "dropped_scopes", "timer_tree", "Profile", "plot",
+           "add_metadata", "set_thread_name", "capture_context", "Context", "AdoptContext", "dropped_scopes", "timer_tree", "Profile", "plot",
            "get_include", "get_cmake_dir", "get_library", "__version__"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])

@@ -4,6 +4,7 @@ import io as _io
 import marshal as _marshal
 import os as _os
 import sys as _sys
+import threading as _threading
 import types as _types
 
 from . import _ringprof
@@ -66,7 +67,7 @@ class Profile:
             self._profile = None
             return
         # time_unit without a custom_timer: ignored, as cProfile ignores it.
-        self._profile = _ringprof._Profile(bool(subcalls), bool(builtins), bool(signatures))
+        self._profile = _ringprof._Profile(bool(builtins), bool(signatures))
 
     def enable(self, subcalls=None, builtins=None):
         """Starts profiling the calling thread. `subcalls` and `builtins`, when given, change the
@@ -74,6 +75,7 @@ class Profile:
         if subcalls is not None:
             self._subcalls = bool(subcalls)
         _enable(self._profile, None if builtins is None else bool(builtins))
+        _watch_thread_end()
 
     def disable(self):
         _disable(self._profile)
@@ -169,6 +171,23 @@ class Profile:
         _sys.stdout.write(self.stats_table(sort))
 
 
+class _ThreadEnd:
+    """Held by a thread-local: dropped as the thread ends (its thread state is cleared, on that
+    thread), which closes the window of the Profile recording it while its rows can be read."""
+    __slots__ = ()
+
+    def __del__(self):
+        _ringprof._end_thread_profiles()
+
+
+_thread_end = _threading.local()
+
+
+def _watch_thread_end():
+    if getattr(_thread_end, "sentinel", None) is None:
+        _thread_end.sentinel = _ThreadEnd()
+
+
 def _code_and_signature(row, site_codes):
     """cProfile's `code` of a row (the code object of a Python function, the name of a C
     function) and the row's argument signature apart from it."""
@@ -185,7 +204,8 @@ def _sum(a, b):
 
 # Profile's own frames (disable, __exit__, create_stats, ...) are no rows: as with cProfile, the
 # table holds the calls of the program and the one call of the profiler's C-level disable().
-_ringprof._hide_from_profile(*[f.__code__ for f in vars(Profile).values() if isinstance(f, _types.FunctionType)])
+_ringprof._hide_from_profile(*[f.__code__ for f in vars(Profile).values() if isinstance(f, _types.FunctionType)],
+                             _ThreadEnd.__del__.__code__, _watch_thread_end.__code__)
 
 
 def plot(profile, path=None):

@@ -31,6 +31,15 @@ struct ThreadState {
     // The outermost running frame of ringprof's own Python layer, if any: the profile hook
     // records nothing below it but the profiler's own methods (profile_hook.cpp).
     const void* hidden_frame = nullptr;
+    // The profile hook on this thread (profile_hook.cpp), as cProfile's is per thread: the
+    // Profile recording here, the one whose window here ends once the calls it timed have
+    // returned (ids; 0: none), and what the hook records.
+    std::uint64_t recording_profile = 0;
+    std::uint64_t closing_profile = 0;
+    bool hook_active = false;
+    bool hook_builtins = true;
+    bool hook_signatures = true;
+    std::uint32_t tid = 0;  // the OS thread id, once a Profile has needed it
 };
 
 extern __thread ThreadState* t_state;  // open_scopes.cpp

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
@@ -17,6 +18,9 @@
 #include "site_interner.hpp"
 #include "without_gil.hpp"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 namespace py = pybind11;
 
 namespace ringprof::detail {
@@ -26,14 +30,6 @@ void ensure_default_session();
 
 namespace ringprof::python {
 namespace {
-
-// What the hook records. Read and written only with the GIL held (the hook runs with it).
-struct HookSettings {
-    bool active = false;
-    bool builtins = true;
-    bool signatures = true;
-};
-HookSettings g_hook;
 
 // ThreadState::hook_frames counts the frames the hook opened on a thread and has not closed:
 // after disable() the hook stays installed until they have returned, so that every scope it
@@ -142,12 +138,12 @@ std::uint32_t variant_of(PyObject* code, const std::string& name, const std::str
 }
 
 // `key` is the thread's scratch vector: a lookup allocates nothing.
-const Site* site_for_python_call(PyFrameObject* frame, std::vector<std::uint64_t>& key) {
+const Site* site_for_python_call(PyFrameObject* frame, std::vector<std::uint64_t>& key, bool signatures) {
     PyCodeObject* code = PyFrame_GetCode(frame);  // a new reference
     key.clear();
     key.push_back(kPythonCall);
     key.push_back(reinterpret_cast<std::uintptr_t>(code));
-    if (g_hook.signatures) append_signature_key(frame, code, key);
+    if (signatures) append_signature_key(frame, code, key);
     if (const Site* site = find_site(key)) {
         Py_DECREF(code);
         return site;
@@ -158,7 +154,7 @@ const Site* site_for_python_call(PyFrameObject* frame, std::vector<std::uint64_t
     }
     // co_name, not the qualified name: cProfile's (file, line, name) label of a function.
     std::string name = utf8(code->co_name);
-    if (g_hook.signatures && !signature_text(frame, code, name)) PyErr_Clear();
+    if (signatures && !signature_text(frame, code, name)) PyErr_Clear();
     // The table keeps the reference taken above.
     const std::string file = utf8(code->co_filename);
     const auto line = static_cast<std::uint32_t>(code->co_firstlineno);
@@ -270,7 +266,7 @@ void close_call(ThreadState& state, const void* owner) {
 }
 
 void remove_hook();
-void end_closing_window();
+void end_closing_window(ThreadState& state);
 int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg);
 
 // A frame the hook opened (owned by an interpreter frame or a C function), not a scope or step.
@@ -311,8 +307,8 @@ int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg) {
     try {
         switch (what) {
             case PyTrace_CALL:
-                if (g_hook.active && state->hidden_frame == nullptr) {
-                    const Site* site = site_for_python_call(frame, state->key);
+                if (state->hook_active && state->hidden_frame == nullptr) {
+                    const Site* site = site_for_python_call(frame, state->key, state->hook_signatures);
                     if (site != &g_hidden_site)
                         open_call(*state, site, frame);
                     else
@@ -326,7 +322,7 @@ int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg) {
                     close_call(*state, frame);
                 break;
             case PyTrace_C_CALL:
-                if (g_hook.active && g_hook.builtins && (state->hidden_frame == nullptr || is_profiler_method(arg))) {
+                if (state->hook_active && state->hook_builtins && (state->hidden_frame == nullptr || is_profiler_method(arg))) {
                     if (const Site* site = site_for_c_call(arg, state->key)) open_call(*state, site, arg);
                 }
                 break;
@@ -340,9 +336,9 @@ int profile_hook(PyObject*, PyFrameObject* frame, int what, PyObject* arg) {
     } catch (...) {
         PyErr_Clear();
     }
-    if (!g_hook.active && state->hook_frames == 0) {
+    if (!state->hook_active && state->hook_frames == 0) {
         remove_hook();
-        end_closing_window();
+        end_closing_window(*state);
     }
     return 0;
 }
@@ -357,14 +353,20 @@ py::dict counts_dict(const CallCounts& c) {
 }
 
 class PythonProfile;
-// The Profile recording now. The hook is one per process (its settings are the last enabled
-// Profile's), so one Profile records at a time: enabling another ends this one's window, as
-// installing another profiler ends cProfile's recording.
-PythonProfile* g_recording = nullptr;
-// The Profile disabled while calls it saw start were still running (the disable() call itself,
-// at least): its window ends when they have returned, so that each is counted whole, as
-// cProfile counts the calls running when it is disabled.
-PythonProfile* g_closing = nullptr;
+// Every Profile alive, by id (ThreadState::recording_profile, closing_profile name them, so a
+// Profile destroyed while a thread still names it is simply not found). GIL-protected.
+std::unordered_map<std::uint64_t, PythonProfile*>* const g_profiles = new std::unordered_map<std::uint64_t, PythonProfile*>;
+std::uint64_t g_next_profile_id = 1;
+
+PythonProfile* profile_of(std::uint64_t id) {
+    const auto it = g_profiles->find(id);
+    return it != g_profiles->end() ? it->second : nullptr;
+}
+
+std::uint32_t thread_id(ThreadState& state) {
+    if (state.tid == 0) state.tid = static_cast<std::uint32_t>(::syscall(SYS_gettid));
+    return state.tid;
+}
 
 // The program's own profile hook (sys.setprofile, another profiler) found when a Profile was
 // enabled on this thread: put back when it is disabled, and named in a warning, once.
@@ -400,65 +402,84 @@ void remove_hook() {
     Py_XDECREF(previous.obj);
 }
 
-// accelerate's Profile over ringprof::Profile (the session's statistics since it was made): this
-// adds the interpreter hook, and keeps exactly what was collected while this Profile recorded,
-// as the sum of its windows (enable() to disable()).
+// accelerate's Profile over the engine's per-thread statistics. Like cProfile's, it records the
+// threads it was enabled on, each from enable() to disable() on that thread (a window): it holds
+// the sum of its windows, each the difference of that thread's rows between the window's ends.
+// A thread records for one Profile at a time, so Profiles on other threads, and scopes or C++
+// markers there, never reach its table.
 class PythonProfile {
 public:
-    PythonProfile(bool subcalls, bool builtins, bool signatures)
-        : builtins_(builtins), signatures_(signatures), profile_(make_profile(subcalls, signatures)) {}
-
-    ~PythonProfile() {
-        if (g_recording == this) g_recording = nullptr;
-        if (g_closing == this) g_closing = nullptr;
+    PythonProfile(bool builtins, bool signatures)
+        : id_(g_next_profile_id++), builtins_(builtins), signatures_(signatures) {
+        detail::ensure_default_session();
+        if (Session::current() == nullptr) throw std::runtime_error("ringprof.Profile: no session could be started");
+        (*g_profiles)[id_] = this;
     }
 
-    // Only the hook goes on and off: the process's recording (ringprof.enable/disable) is left
-    // as it is, so scopes and C++ markers keep recording around a Profile.
-    // `builtins`, when given, changes the setting from now on (cProfile's enable()).
+    // As cProfile's: the calling thread stops recording for it; other threads' hooks find it gone.
+    ~PythonProfile() {
+        g_profiles->erase(id_);
+        ThreadState* state = t_state;
+        if (state != nullptr && state->recording_profile == id_) {
+            state->recording_profile = 0;
+            state->hook_active = false;
+        }
+    }
+
+    // Records the calling thread's calls from now on (cProfile's enable(): the calling thread's
+    // hook). `builtins`, when given, changes the setting from now on.
     void enable(std::optional<bool> builtins) {
         if (builtins) builtins_ = *builtins;
-        if (g_closing != nullptr && g_closing != this) g_closing->close_window();
-        g_closing = nullptr;
-        if (g_recording != nullptr && g_recording != this) g_recording->close_window();
-        if (!window_start_) window_start_ = without_gil([this] { return profile_->stats(); });
-        g_recording = this;
-        g_hook = HookSettings{true, builtins_, signatures_};
+        ThreadState* state = thread_state();
+        if (state == nullptr) throw std::bad_alloc();
+        // A window left to close on this thread ends now: this one begins.
+        end_closing_window(*state);
         // A hidden frame left open when the hook was last removed never returned through it.
-        if (ThreadState* state = thread_state()) {
-            state->hidden_frame = nullptr;
-            close_calls_of_a_removed_hook(*state);
+        state->hidden_frame = nullptr;
+        close_calls_of_a_removed_hook(*state);
+        // Another Profile recording on this thread stops, as a cProfile's hook replaced by another.
+        if (state->recording_profile != 0 && state->recording_profile != id_) {
+            if (PythonProfile* other = profile_of(state->recording_profile)) other->close_window(thread_id(*state));
         }
+        const std::uint32_t tid = thread_id(*state);
+        if (windows_.find(tid) == windows_.end()) {
+            windows_.emplace(tid, without_gil([tid] { return detail::running_thread_stats(tid); }));
+        }
+        state->recording_profile = id_;
+        state->hook_active = true;
+        state->hook_builtins = builtins_;
+        state->hook_signatures = signatures_;
         save_previous_hook();
-        PyEval_SetProfile(profile_hook, nullptr);  // the calling thread, as cProfile does
+        PyEval_SetProfile(profile_hook, nullptr);
     }
 
-    // Calls still running keep being closed as they return; nothing new is opened.
+    // Stops recording the calling thread: calls still running there are counted whole when they
+    // return (the disable() call itself, at least), as cProfile counts them; nothing new opens.
     void disable() {
-        if (g_recording == this) {
-            g_recording = nullptr;
-            g_hook.active = false;
-        }
         ThreadState* state = t_state;
-        if (state != nullptr) close_calls_of_a_removed_hook(*state);
-        if (state == nullptr || state->hook_frames == 0) {
+        if (state == nullptr || state->recording_profile != id_) return;
+        state->recording_profile = 0;
+        state->hook_active = false;
+        close_calls_of_a_removed_hook(*state);
+        if (state->hook_frames == 0) {
             remove_hook();
-            close_window();
-        } else if (window_start_) {
-            g_closing = this;  // see end_closing_window()
+            close_window(thread_id(*state));
+        } else {
+            state->closing_profile = id_;  // see end_closing_window()
         }
     }
 
     void clear() {
         recorded_.clear();
-        if (window_start_) window_start_ = without_gil([this] { return profile_->stats(); });
+        for (auto& [tid, start] : windows_) {
+            const std::uint32_t t = tid;
+            start = without_gil([t] { return detail::running_thread_stats(t); });
+        }
     }
 
     py::list rows() {
-        const std::vector<FunctionStats> stats = without_gil([this] {
-            if (!window_start_) return recorded_;
-            return detail::stats_sum(recorded_, detail::stats_difference(profile_->stats(), *window_start_));
-        });
+        std::vector<FunctionStats> stats = recorded_;
+        for (const auto& [tid, start] : windows_) stats = detail::stats_sum(std::move(stats), window_rows(tid, start));
         py::list out;
         for (const FunctionStats& f : stats) {
             py::dict d;
@@ -476,36 +497,46 @@ public:
         return out;
     }
 
-    // Adds what was collected since enable() to what this Profile holds.
-    void close_window() {
-        if (!window_start_) return;
-        recorded_ = without_gil([this] {
-            return detail::stats_sum(std::move(recorded_), detail::stats_difference(profile_->stats(), *window_start_));
-        });
-        window_start_.reset();
+    // Adds what thread `tid` collected since its window began to what this Profile holds.
+    void close_window(std::uint32_t tid) {
+        const auto it = windows_.find(tid);
+        if (it == windows_.end()) return;
+        std::vector<FunctionStats> window = window_rows(tid, it->second);
+        windows_.erase(it);
+        recorded_ = detail::stats_sum(std::move(recorded_), window);
     }
 
 private:
-
-    // Python replaces and drops Profile objects freely (`p = Profile()` twice): each must use the
-    // process's default session rather than own one that another Profile could be reading.
-    static std::unique_ptr<Profile> make_profile(bool subcalls, bool signatures) {
-        detail::ensure_default_session();
-        if (Session::current() == nullptr) throw std::runtime_error("ringprof.Profile: no session could be started");
-        return std::make_unique<Profile>(ProfileOptions{nullptr, 1e-9, subcalls, signatures, {}});
+    static std::vector<FunctionStats> window_rows(std::uint32_t tid, const std::vector<FunctionStats>& start) {
+        return without_gil(
+            [&] { return detail::stats_difference(detail::running_thread_stats(tid), start); });
     }
 
+    std::uint64_t id_;
     bool builtins_;
     bool signatures_;
-    std::unique_ptr<Profile> profile_;
-    std::vector<FunctionStats> recorded_;                      // the closed windows
-    std::optional<std::vector<FunctionStats>> window_start_;  // the session's rows at enable()
+    std::vector<FunctionStats> recorded_;                             // the closed windows
+    std::unordered_map<std::uint32_t, std::vector<FunctionStats>> windows_;  // open: the thread's rows at enable()
 };
 
-void end_closing_window() {
-    PythonProfile* closing = g_closing;
-    g_closing = nullptr;
-    if (closing != nullptr) closing->close_window();
+void end_closing_window(ThreadState& state) {
+    const std::uint64_t closing = state.closing_profile;
+    state.closing_profile = 0;
+    if (PythonProfile* p = closing != 0 ? profile_of(closing) : nullptr) p->close_window(thread_id(state));
+}
+
+// The calling thread is ending (ringprof._profile's thread-end sentinel): the window of the
+// Profile recording it closes while its rows can still be read, as cProfile keeps what a
+// thread recorded until it ended.
+void end_thread_profiles() {
+    ThreadState* state = t_state;
+    if (state == nullptr) return;
+    end_closing_window(*state);
+    if (state->recording_profile == 0) return;
+    PythonProfile* p = profile_of(state->recording_profile);
+    state->recording_profile = 0;
+    state->hook_active = false;
+    if (p != nullptr) p->close_window(thread_id(*state));
 }
 
 // Python code objects of ringprof's own layer, left out of the table (see g_hidden_site).
@@ -530,7 +561,7 @@ py::dict python_site_codes() {
 void add_profile_hook(py::module_& m) {
     auto profile =
         py::class_<PythonProfile>(m, "_Profile")
-            .def(py::init<bool, bool, bool>(), py::arg("subcalls"), py::arg("builtins"), py::arg("signatures"))
+            .def(py::init<bool, bool>(), py::arg("builtins"), py::arg("signatures"))
             .def("enable", &PythonProfile::enable, py::arg("builtins") = py::none())
             .def("disable", &PythonProfile::disable)
             .def("clear", &PythonProfile::clear)
@@ -542,6 +573,7 @@ void add_profile_hook(py::module_& m) {
         if (PyCFunction_Check(f)) g_profiler_methods->push_back(reinterpret_cast<PyCFunctionObject*>(f)->m_ml);
     }
     m.def("_hide_from_profile", &hide_from_profile);
+    m.def("_end_thread_profiles", &end_thread_profiles);
     m.def("_python_site_codes", &python_site_codes);
 }
 

@@ -8,6 +8,7 @@
 
 #include "open_scopes.hpp"
 #include "python_compat.hpp"
+#include "ringprof/context.hpp"
 #include "ringprof/gauge.hpp"
 #include "ringprof/steps.hpp"
 #include "site_interner.hpp"
@@ -356,6 +357,105 @@ PyObject* step_function(PyObject*, PyObject* args, PyObject* kwargs) {
     return reinterpret_cast<PyObject*>(self);
 }
 
+// ---- Context, AdoptContext -------------------------------------------------------------------
+// C++'s capture_context() / AdoptContext for Python threads: the thread's scopes nest under the
+// scope where the context was captured, instead of at its own root.
+
+struct ContextObject {
+    PyObject_HEAD std::uint64_t id;  // 0: the root (nothing captured)
+};
+
+PyTypeObject* g_context_type = nullptr;
+
+PyObject* context_repr(PyObject* self) {
+    return PyUnicode_FromFormat("ringprof.Context(id=%llu)",
+                                static_cast<unsigned long long>(reinterpret_cast<ContextObject*>(self)->id));
+}
+
+PyObject* context_get_id(PyObject* self, void*) {
+    return PyLong_FromUnsignedLongLong(reinterpret_cast<ContextObject*>(self)->id);
+}
+
+PyGetSetDef context_getset[] = {
+    {"id", context_get_id, nullptr, "The capture's id (0: the root, when nothing could be recorded).", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyType_Slot context_slots[] = {
+    {Py_tp_doc, const_cast<char*>("Where ringprof.capture_context() was called: hand it to other threads, which "
+                                  "nest under it inside `with ringprof.AdoptContext(ctx):`.")},
+    {Py_tp_getset, context_getset},
+    {Py_tp_repr, reinterpret_cast<void*>(context_repr)},
+    {0, nullptr}};
+
+PyType_Spec context_spec = {"ringprof.Context", sizeof(ContextObject), 0,
+                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, context_slots};
+
+// capture_context(): records one event at the calling thread's current scope (capture once, hand
+// the context to many threads).
+PyObject* capture_context_function(PyObject*, PyObject*) {
+    auto* self = PyObject_New(ContextObject, g_context_type);
+    if (self == nullptr) return nullptr;
+    self->id = ringprof::capture_context().id;
+    return reinterpret_cast<PyObject*>(self);
+}
+
+struct AdoptObject {
+    PyObject_HEAD std::uint64_t id;
+};
+
+PyObject* adopt_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+    static const char* keywords[] = {"context", nullptr};
+    PyObject* context = nullptr;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O:AdoptContext", const_cast<char**>(keywords), &context)) {
+        return nullptr;
+    }
+    if (!PyObject_TypeCheck(context, g_context_type)) {
+        PyErr_Format(PyExc_TypeError,
+                     "ringprof.AdoptContext: expects a ringprof.Context (from ringprof.capture_context()), not %.100s",
+                     Py_TYPE(context)->tp_name);
+        return nullptr;
+    }
+    auto* self = reinterpret_cast<AdoptObject*>(type->tp_alloc(type, 0));
+    if (self == nullptr) return nullptr;
+    self->id = reinterpret_cast<ContextObject*>(context)->id;
+    return reinterpret_cast<PyObject*>(self);
+}
+
+// The adoption is a frame of the thread's stack, as a scope is: it ends with its `with` block,
+// and one closed out of order (asyncio) ends as it is.
+PyObject* adopt_enter(PyObject* self, PyObject*) {
+    const std::uint64_t id = reinterpret_cast<AdoptObject*>(self)->id;
+    if (ThreadState* state = t_state; state != nullptr && state->hook_frames != 0) {
+        close_calls_of_a_removed_hook(*state);
+    }
+    // The root: nothing to adopt, and a frame that records nothing keeps the nesting whole.
+    Event record{0, make_tag(id, EventKind::AdoptBegin)};
+    const Closing closing = id != 0 ? detail::open_record(&record, 1) : detail::kNotRecording;
+    if (!push_frame(closing, make_tag(id, EventKind::AdoptEnd), self, running_frame_identity())) return nullptr;
+    Py_INCREF(self);
+    return self;
+}
+
+PyObject* adopt_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
+    pop_frame(self, running_frame_identity(), nullptr);
+    Py_RETURN_FALSE;
+}
+
+PyMethodDef adopt_methods[] = {
+    {"__enter__", adopt_enter, METH_NOARGS, "The calling thread's scopes nest under the context from now on."},
+    {"__exit__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(adopt_exit)), METH_FASTCALL,
+     "The calling thread's scopes nest where they did before."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyType_Slot adopt_slots[] = {
+    {Py_tp_doc, const_cast<char*>("AdoptContext(ctx): `with ringprof.AdoptContext(ctx):` nests the calling "
+                                  "thread's scopes under the scope where `ctx` was captured (C++'s AdoptContext).")},
+    {Py_tp_new, reinterpret_cast<void*>(adopt_new)},
+    {Py_tp_methods, adopt_methods},
+    {0, nullptr}};
+
+PyType_Spec adopt_spec = {"ringprof.AdoptContext", sizeof(AdoptObject), 0, Py_TPFLAGS_DEFAULT, adopt_slots};
+
 // _open_scope_names(): the names of the calling thread's open Python scopes, outermost first
 // (ringprof.mlagents records where a merge happened).
 }  // namespace
@@ -388,6 +488,9 @@ PyMethodDef module_functions[] = {
     {"_open_scope_names", open_scope_names, METH_NOARGS, "Names of the calling thread's open scopes."},
     {"scope", scope_function, METH_O,
      "scope(name) -> the timer `name`, for `with ringprof.scope(name):`. The name is interned on first use."},
+    {"capture_context", capture_context_function, METH_NOARGS,
+     "capture_context() -> a Context: the calling thread's current scope, for other threads to adopt "
+     "(records one event)."},
     {"_scope_at", scope_at_function, METH_VARARGS, "_scope_at(name, file, line) -> a timer with a source location."},
     {"gauge", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(gauge_function)), METH_FASTCALL,
      "gauge(name, value): sets the gauge `name` (value, min, max and count are kept)."},
@@ -402,9 +505,16 @@ bool add_scope_types(PyObject* module) {
     g_step_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&step_spec));
     g_scope_cache = PyDict_New();
     g_gauge_sites = PyDict_New();
-    if (g_scope_type == nullptr || g_step_type == nullptr || g_scope_cache == nullptr || g_gauge_sites == nullptr) {
+    g_context_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&context_spec));
+    auto* adopt_type = reinterpret_cast<PyTypeObject*>(PyType_FromSpec(&adopt_spec));
+    if (g_scope_type == nullptr || g_step_type == nullptr || g_scope_cache == nullptr || g_gauge_sites == nullptr ||
+        g_context_type == nullptr || adopt_type == nullptr) {
         return false;
     }
+    disallow_instantiation(g_context_type);
+    Py_INCREF(g_context_type);
+    if (PyModule_AddObject(module, "Context", reinterpret_cast<PyObject*>(g_context_type)) != 0) return false;
+    if (PyModule_AddObject(module, "AdoptContext", reinterpret_cast<PyObject*>(adopt_type)) != 0) return false;
     disallow_instantiation(g_scope_type);
     disallow_instantiation(g_step_type);
     // The module keeps a reference to each: they live as long as the interpreter.

@@ -278,3 +278,67 @@ def test_code_objects_sharing_one_file_line_and_name_are_entries_of_their_own_as
     # .stats (what pstats reads) has one entry per label: ringprof sums the two, as pstats merges
     # entries of one label; cProfile's own snapshot keeps whichever came last.
     assert r["ringprof_stats"] == [8] and len(r["cprofile_stats"]) == 1
+
+
+THREADS = """
+import cProfile, json, threading
+import ringprof
+
+def f():
+    pass
+
+def g():
+    pass
+
+def calls(profile, fn):
+    return sum(e.callcount for e in profile.getstats() if getattr(e.code, "co_name", "") == fn)
+
+def has_row(profile, text):
+    return any(text in str(e.code) for e in profile.getstats())
+
+def run(target, *args):
+    t = threading.Thread(target=target, args=args)
+    t.start()
+    t.join()
+
+def other_thread():
+    with ringprof.scope("scope_on_another_thread"):
+        for _ in range(10): g()
+
+results = {}
+for name, make in (("cprofile", cProfile.Profile), ("ringprof", ringprof.Profile)):
+    # Another thread's calls and scopes while p records the main thread.
+    p = make()
+    p.enable()
+    run(other_thread)
+    for _ in range(4): f()
+    p.disable()
+    # A Profile on each of two threads, recording at the same time.
+    barrier = threading.Barrier(2)
+    def records(profile, n):
+        profile.enable()
+        barrier.wait()
+        for _ in range(n): f()
+        barrier.wait()
+        profile.disable()
+    pa, pb = make(), make()
+    ta = threading.Thread(target=records, args=(pa, 7))
+    tb = threading.Thread(target=records, args=(pb, 11))
+    ta.start(); tb.start(); ta.join(); tb.join()
+    # A thread that ends with its Profile still enabled: what it recorded is kept.
+    pe = make()
+    def ends_enabled():
+        pe.enable()
+        for _ in range(6): f()
+    run(ends_enabled)
+    results[name] = {"p_f": calls(p, "f"), "p_g": calls(p, "g"),
+                     "p_other_scope": has_row(p, "scope_on_another_thread"),
+                     "pa_f": calls(pa, "f"), "pb_f": calls(pb, "f"), "pe_f": calls(pe, "f")}
+print(json.dumps(results))
+"""
+
+
+def test_a_profile_records_only_the_threads_it_was_enabled_on_as_cprofile(tmp_path):
+    r = run_scenario(tmp_path, THREADS).result()
+    assert r["cprofile"] == {"p_f": 4, "p_g": 0, "p_other_scope": False, "pa_f": 7, "pb_f": 11, "pe_f": 6}
+    assert r["ringprof"] == r["cprofile"]

@@ -275,3 +275,40 @@ def test_scopes_held_across_await_in_interleaved_asyncio_tasks(tmp_path):
     assert path(root, "after")["count"] == 1, "nothing stays open after the tasks"
     # The scopes are shown where they were opened; those closed out of order are counted.
     assert int(root["metadata"]["misnested_scopes"]) > 0
+
+
+def test_threads_that_adopt_a_captured_context_nest_under_the_scope_that_started_them(tmp_path):
+    # ML-Agents' threaded trainer (TrainerController: trainer_threads/thread_root/trainer_advance),
+    # with C++'s capture_context / AdoptContext instead of merging each thread's stack by hand.
+    run = run_scenario(tmp_path, """
+        import json, threading, ringprof
+        with ringprof.scope("trainer_threads"):
+            ctx = ringprof.capture_context()
+            both_started = threading.Barrier(2)
+            def trainer(advances):
+                with ringprof.AdoptContext(ctx), ringprof.scope("thread_root"):
+                    both_started.wait()
+                    for i in range(advances):
+                        with ringprof.scope("trainer_advance"):
+                            pass
+                with ringprof.scope("after_adopting"):  # the thread's own root again
+                    pass
+            threads = [threading.Thread(target=trainer, args=(10,)) for _ in range(2)]
+            for t in threads: t.start()
+            for t in threads: t.join()
+        try:
+            ringprof.AdoptContext("not a context")
+            refused = None
+        except TypeError as e:
+            refused = str(e)
+        print(json.dumps({"tree": ringprof.timer_tree(), "refused": refused, "id": ctx.id}))
+    """)
+    for tree in (run.timers(), run.result()["tree"]):
+        thread_root = path(tree, "trainer_threads", "thread_root")
+        assert thread_root["count"] == 2 and thread_root.get("is_parallel") is True
+        advance = path(thread_root, "trainer_advance")
+        assert advance["count"] == 20 and advance.get("is_parallel") is True
+        assert child(tree, "trainer_advance") is None and child(tree, "thread_root") is None
+        assert path(tree, "after_adopting")["count"] == 2
+    assert run.result()["id"] != 0
+    assert "ringprof.Context" in run.result()["refused"]

@@ -2,6 +2,12 @@
 // clear(), subcalls, threads.
 #include <gtest/gtest.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -158,6 +164,52 @@ TEST_F(ProfileApi, ThreadsAddUpIncludingExitedOnes) {
     ASSERT_EQ(entries.size(), 1u);
     EXPECT_EQ(entries[0].callcount, 3u * 5u * 2u + 1u);
     EXPECT_EQ(entries[0].reccallcount, 3u * 5u);
+}
+
+std::uint64_t calls_of(const std::vector<ringprof::FunctionStats>& rows, const std::string& name) {
+    std::uint64_t n = 0;
+    for (const ringprof::FunctionStats& f : rows) {
+        if (f.name == name) n += f.counts.ncalls;
+    }
+    return n;
+}
+
+// What a Python Profile's window on one thread reads: that thread's rows, and no other's.
+TEST_F(ProfileApi, ThreadStatsHoldOnlyTheRowsOfTheThreadAsked) {
+    ringprof::Profile p(ringprof::testing::fake_clock_options(dir_));
+    p.enable();
+    std::mutex m;
+    std::condition_variable cv;
+    std::uint32_t worker_tid = 0;
+    bool checked = false;
+    std::thread worker([&] {
+        for (int i = 0; i < 4; ++i) mutual_a(0);
+        std::unique_lock<std::mutex> lock(m);
+        worker_tid = static_cast<std::uint32_t>(::syscall(SYS_gettid));
+        cv.notify_all();
+        cv.wait(lock, [&] { return checked; });  // alive while its rows are read
+    });
+    for (int i = 0; i < 3; ++i) deep(1);
+    {
+        std::unique_lock<std::mutex> lock(m);
+        cv.wait(lock, [&] { return worker_tid != 0; });
+    }
+    ringprof::Session* session = ringprof::Session::current();
+    ASSERT_NE(session, nullptr);
+    const auto main_rows = session->thread_stats(static_cast<std::uint32_t>(::syscall(SYS_gettid)));
+    const auto worker_rows = session->thread_stats(worker_tid);
+    {
+        std::lock_guard<std::mutex> lock(m);
+        checked = true;
+    }
+    cv.notify_all();
+    worker.join();
+    p.disable();
+    EXPECT_EQ(calls_of(main_rows, "deep"), 3u);
+    EXPECT_EQ(calls_of(main_rows, "mutual_a"), 0u);
+    EXPECT_EQ(calls_of(worker_rows, "mutual_a"), 4u);
+    EXPECT_EQ(calls_of(worker_rows, "deep"), 0u);
+    EXPECT_TRUE(session->thread_stats(0).empty());  // no such thread
 }
 
 TEST_F(ProfileApi, ACustomTimerNeedsItsOwnSession) {

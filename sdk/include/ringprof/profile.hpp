@@ -77,6 +77,9 @@ namespace detail {
 std::vector<FunctionStats> stats_difference(const std::vector<FunctionStats>& now,
                                             const std::vector<FunctionStats>& base);
 std::vector<FunctionStats> stats_sum(std::vector<FunctionStats> into, const std::vector<FunctionStats>& more);
+// The rows of the running thread `tid` alone in the session recording now (Session::thread_stats),
+// or none when no session is recording or it is ending.
+std::vector<FunctionStats> running_thread_stats(std::uint32_t tid);
 }  // namespace detail
 
 class Profile {

@@ -3,8 +3,10 @@
 // normal process exit writes its final outputs. Tests and embedders create one explicitly.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "ringprof/backend.hpp"
 #include "ringprof/config.hpp"
@@ -25,6 +27,9 @@ public:
     void flush();
     // Drains every ring now and returns the aggregates without writing anything.
     Snapshot snapshot();
+    // Drains every ring now and returns the flat statistics of the running thread `tid` (an OS
+    // thread id) alone: what it recorded since the session began or its last reset.
+    std::vector<FunctionStats> thread_stats(std::uint32_t tid);
     // Outputs beyond the built-in ones; call before the first event for a complete picture.
     void add_backend(std::unique_ptr<Backend> backend);
 

@@ -63,6 +63,9 @@ public:
     // The process tree and per-thread trees, times in seconds.
     void fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live) const;
 
+    // One live thread's flat statistics, times in seconds.
+    std::vector<FunctionStats> thread_stats(const ThreadTrack& track) const { return stats_.of_thread(track, clock_); }
+
     // One thread's own scopes, times in seconds (kept for exited threads' per-thread views).
     TimerNode thread_tree(const ThreadTrack& track) const;
 

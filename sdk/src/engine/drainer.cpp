@@ -322,6 +322,14 @@ void Drainer::fill(Snapshot& snapshot) const {
     snapshot.threads.insert(snapshot.threads.end(), exited_with_counts_.begin(), exited_with_counts_.end());
 }
 
+std::vector<FunctionStats> Drainer::live_thread_stats(std::uint32_t tid) const {
+    for (const ThreadTrack* track : tracks_) {
+        // A thread id is reused once its thread has exited; a running thread's ring is not retired.
+        if (track->tid == tid && !track->ring->retired()) return aggregator_.thread_stats(*track);
+    }
+    return {};
+}
+
 // An exited thread that recorded, dropped or waited stays listed with its own tree (its time is
 // in the process tree already), so per-thread counts and views survive the thread. Bounded: the
 // first kMaxExitedListed are kept one by one, later ones summed into one entry, so a pool that

@@ -88,6 +88,9 @@ public:
     // For commands (drainer thread only).
     Aggregator& aggregator() { return aggregator_; }
     void fill(Snapshot& snapshot) const;
+    // The flat statistics of the running thread `tid` (its ring not yet given up); empty when it
+    // has recorded nothing.
+    std::vector<FunctionStats> live_thread_stats(std::uint32_t tid) const;
     // Forgets every total and gauge so far (open scopes stay open).
     void reset_aggregates();
     // Reads every ring until a pass finds nothing new.

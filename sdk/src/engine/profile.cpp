@@ -134,6 +134,11 @@ std::vector<FunctionStats> stats_sum(std::vector<FunctionStats> into, const std:
     return into;
 }
 
+std::vector<FunctionStats> running_thread_stats(std::uint32_t tid) {
+    PinnedSession s;  // held for the call: a session ending meanwhile completes it or is gone
+    return s ? s->thread_stats(tid) : std::vector<FunctionStats>{};
+}
+
 }  // namespace detail
 
 Profile::Profile(ProfileOptions options) : options_(std::move(options)) {

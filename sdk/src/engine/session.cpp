@@ -489,6 +489,13 @@ Snapshot Session::snapshot() {
     return s;
 }
 
+std::vector<FunctionStats> Session::thread_stats(std::uint32_t tid) {
+    std::vector<FunctionStats> stats;
+    if (on_timeline_writer()) return stats;
+    impl_->drainer.run([&](detail::Drainer& d) { stats = d.live_thread_stats(tid); });
+    return stats;
+}
+
 void Session::add_backend(std::unique_ptr<Backend> backend) {
     Backend* b = backend.get();
     if (on_timeline_writer()) return;

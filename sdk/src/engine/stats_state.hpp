@@ -26,6 +26,8 @@ public:
     void reset() { retired_ = StatsAccumulator{}; }
 
     void fill(Snapshot& snapshot, const std::vector<ThreadTrack*>& live, const ClockCalibration& clock) const;
+    // The rows of one live thread alone (a Python Profile's window on that thread).
+    std::vector<FunctionStats> of_thread(const ThreadTrack& track, const ClockCalibration& clock) const;
 
 private:
     SignatureTable signatures_;

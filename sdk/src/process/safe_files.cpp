@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <cstdint>
 #include <random>
@@ -45,10 +44,12 @@ void require_name(const OutputFolder& folder, const std::string& name) {
 }
 
 std::string free_name_candidate(const std::string& preferred) {
-    // Not guessable: another user could otherwise plant these names too.
-    static thread_local std::mt19937_64 random(
-        std::random_device{}() ^
-        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+    // Not guessable: another user could otherwise plant these names too. Drawn from the system
+    // for each candidate (a taken name is rare), not from a thread_local generator: 2.5 KB of
+    // thread-local state made the library's TLS too large for the static TLS glibc gives a
+    // dlopen'ed library (512 bytes), so every marker of the Python extension reached t_ring
+    // through _dl_tlsdesc_dynamic (tests/python/test_package.py checks the size).
+    std::random_device random;
     const std::string tag = "." + std::to_string(random() % 1000000000u);
     const std::string tmp = ".tmp";
     if (preferred.size() > tmp.size() && preferred.compare(preferred.size() - tmp.size(), tmp.size(), tmp) == 0) {
