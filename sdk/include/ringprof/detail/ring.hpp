@@ -283,7 +283,7 @@ public:
     }
 
 private:
-    // Out of line (sdk/src/engine/ring_room.cpp): true once `need` events fit from the current head
+    // Out of line (sdk/src/record/ring_room.cpp): true once `need` events fit from the current head
     // (which a recorded wait may have advanced); false means refuse. Leaves no room while a
     // refused scope is open.
     bool make_room(std::uint64_t need) noexcept;
