@@ -21,7 +21,8 @@
 # Two declarations let a layer call one above it without including it, each the one upward edge
 # of its layer in the link graph, on purpose:
 # - record/default_session.hpp, defined in session/: the first marker's slow path starts the
-#   default session, and new threads take their ring size from it.
+#   default session. The values recording takes from a session (ring size, custom clock, full-ring
+#   policy) are handed down when it starts, into record/, so they add no edge.
 # - session/builtin_backends.hpp, defined in backends/: the default session, started from that
 #   slow path, needs the built-in outputs; registering them from backends/ by a static
 #   initializer instead would be dropped silently by the linker from a static archive.

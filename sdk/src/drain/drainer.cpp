@@ -6,7 +6,7 @@
 #include <system_error>
 
 #include "drain/internal_failures.hpp"
-#include "record/default_session.hpp"
+#include "record/recording_settings.hpp"
 #include "record/ring_registry.hpp"
 #include "record/ring_room.hpp"
 #include "record/slow_path_counts.hpp"

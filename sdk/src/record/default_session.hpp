@@ -1,17 +1,13 @@
-// What recording takes from the session, which sits layers above it (sdk/layers.cmake). The first
-// marker of a process starts the default session from its slow path, and a thread's first marker
-// sizes its ring by the session's settings, so those calls must reach the session; they are
-// declared here, where recording makes them, and defined in session/session.cpp, so no file of
-// record/ includes a layer above it.
+// The one call recording makes to the session, which sits layers above it (sdk/layers.cmake): the
+// first marker of a process starts the default session from its slow path. It is declared here,
+// where recording makes it, and defined in session/session.cpp, so no file of record/ includes a
+// layer above it. What else recording takes from the session, the session hands down when it
+// starts (recording_settings.hpp, ring_room.hpp's full-ring policy).
 #pragma once
-
-#include <cstdint>
 
 namespace ringprof::detail {
 
 // Starts the default session unless one exists (slow path of the first marker).
 void ensure_default_session();
-// Ring capacity (events) for threads registering now.
-std::uint64_t ring_capacity_for_new_threads();
 
 }  // namespace ringprof::detail

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "record/default_session.hpp"
+#include "record/recording_settings.hpp"
 #include "record/ring_registry.hpp"
 #include "record/ring_room.hpp"
 #include "record/slow_path_counts.hpp"

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "record/recording_settings.hpp"
 #include "record/ring_registry.hpp"
 #include "ringprof/ringprof.hpp"
 #include "session/session_impl.hpp"

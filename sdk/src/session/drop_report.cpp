@@ -4,7 +4,7 @@
 #include <string>
 
 #include "record/ring_room.hpp"
-#include "session/session_impl.hpp"
+#include "record/slow_path_counts.hpp"
 
 namespace ringprof::detail {
 

@@ -18,6 +18,7 @@
 #include "record/marker_cost.hpp"
 #include "ringprof/context.hpp"
 #include "record/ring_registry.hpp"
+#include "record/recording_settings.hpp"
 #include "record/ring_room.hpp"
 #include "session/reserved_metadata.hpp"
 #include "ringprof/detail/recorder.hpp"
@@ -42,8 +43,6 @@ std::condition_variable* g_unpinned = new std::condition_variable();
 // The exit handler has run: no default session starts again in this process.
 bool g_exiting = false;                // guarded by g_start_mutex
 std::optional<Config> g_child_config;  // set in a forked child: the parent's settings
-std::atomic<std::uint64_t> g_ring_capacity{std::uint64_t{1} << 16};
-std::atomic<std::uint64_t (*)()> g_custom_clock{nullptr};
 bool g_handlers_installed = false;
 std::atomic<std::int64_t> g_exit_wait_ms_for_testing{0};
 
@@ -167,8 +166,6 @@ void end_sessions_for_signal() {
     stop_default_session_at_exit();
 }
 
-std::uint64_t ring_capacity_for_new_threads() { return g_ring_capacity.load(std::memory_order_relaxed); }
-
 void set_exit_wait_for_testing(std::chrono::milliseconds wait) noexcept {
     g_exit_wait_ms_for_testing.store(wait.count(), std::memory_order_relaxed);
 }
@@ -194,11 +191,6 @@ void ensure_default_session() {
         // An explicit session started in between: markers record into that one instead.
         static_cast<void>(e);
     }
-}
-
-std::uint64_t slow_ticks() noexcept {
-    auto* custom = g_custom_clock.load(std::memory_order_relaxed);
-    return custom != nullptr ? custom() : read_ticks();
 }
 
 PinnedSession::PinnedSession() {
@@ -431,9 +423,9 @@ Session::Session(Config config) {
         g_current = nullptr;
         throw;
     }
-    g_ring_capacity.store(detail::ring_events_for_config(impl_->config), std::memory_order_relaxed);
+    detail::set_ring_capacity_for_new_threads(detail::ring_events_for_config(impl_->config));
     detail::set_full_ring_policy(impl_->config.on_full);
-    g_custom_clock.store(impl_->config.custom_clock, std::memory_order_relaxed);
+    detail::set_recording_clock(impl_->config.custom_clock);
     impl_->start();
     detail::end_on_default_signals();  // after the drainer: the thread the outputs depend on starts first
     {

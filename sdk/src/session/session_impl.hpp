@@ -15,6 +15,8 @@
 #include "session/drop_report.hpp"
 #include "process/output_problems.hpp"
 #include "process/run_claim.hpp"
+#include "record/default_session.hpp"
+#include "record/slow_path_counts.hpp"
 #include "ringprof/session.hpp"
 #include "system/system_sampler.hpp"
 #include "timeline/timeline_writer.hpp"
@@ -75,14 +77,10 @@ namespace detail {
 
 // The global lock for session start/stop (never taken by markers).
 std::mutex& session_mutex();
-// Starts the default session unless one exists (slow path of the first marker).
-void ensure_default_session();
 // Does now what the exit handler does: ends the default session (its final files written), and
 // no default session starts again in this process. For processes that end without exit
 // handlers (a Python multiprocessing worker leaves with os._exit).
 void stop_default_session();
-// Ring capacity (events) for threads registering now.
-std::uint64_t ring_capacity_for_new_threads();
 
 // How long the end of a session (the exit handler, most often) waits for the drainer or the
 // timeline writer once it stops making progress (end_patience.hpp): while they move, it waits.
@@ -94,13 +92,6 @@ std::uint64_t ring_capacity_for_new_threads();
 // outputs are left incomplete. The aggregates never wait for the timeline writer, so a blocked
 // timeline costs only the timeline.
 inline constexpr std::chrono::seconds kMaxExitStill{30};
-
-// Scopes the slow path saw closed on another thread than the one that opened them
-// (recorder_slow_path.cpp).
-std::uint64_t foreign_closes() noexcept;
-// Records refused because a signal handler made them (recorder_slow_path.cpp); part of the
-// dropped scopes.
-std::uint64_t signal_handler_drops() noexcept;
 
 // Tests: the bound used instead of kMaxExitStill (0: kMaxExitStill again).
 void set_exit_wait_for_testing(std::chrono::milliseconds wait) noexcept;

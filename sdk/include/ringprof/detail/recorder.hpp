@@ -88,7 +88,7 @@ Closing begin_slow(const Site* site) noexcept;
 Closing open_slow(Event* events, std::uint64_t n) noexcept;    // fills events[0].tsc
 void close_slow(Closing closing, std::uint64_t tag) noexcept;  // refused or custom clock
 bool write_slow(Event* events, std::uint64_t n) noexcept;
-// The session's clock, custom or built-in (sdk/src/session/session.cpp).
+// The session's clock, custom or built-in (sdk/src/record/recording_settings.cpp).
 std::uint64_t slow_ticks() noexcept;
 
 inline bool is_off() noexcept { return g_state.load(std::memory_order_relaxed) == kOff; }
