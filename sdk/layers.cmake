@@ -8,7 +8,8 @@
 #
 # DIR defaults to sdk/src/<name>. PROGRAM: the folder's sources belong to a program built
 # elsewhere (the ringprof tool), so only the include rule applies. Every layer may include the
-# public headers (ringprof/...), which are the library's interface, not a layer.
+# public headers (ringprof/...), which are the library's interface, not a layer: they include only
+# each other and the standard library (checked by the same test).
 #
 # Two stacks meet in the library. The offline one, under the ringprof tool's subcommands: readers
 # of JSON and trace files at the bottom, then the trees, statistics, flame graphs, merge and
