@@ -19,14 +19,16 @@
 # spans to timeline writers (timeline); then the session and the API that start, set, read and
 # end it all (session); then the built-in backends.
 #
-# Two declarations let a layer call one above it without including it, each the one upward edge
-# of its layer in the link graph, on purpose:
+# Two declarations let a layer call one above it without including it, on purpose:
 # - record/default_session.hpp, defined in session/: the first marker's slow path starts the
 #   default session. The values recording takes from a session (ring size, custom clock, full-ring
 #   policy) are handed down when it starts, into record/, so they add no edge.
 # - session/builtin_backends.hpp, defined in backends/: the default session, started from that
 #   slow path, needs the built-in outputs; registering them from backends/ by a static
 #   initializer instead would be dropped silently by the linker from a static archive.
+# Functions a public header declares are defined in some layer, and calls through the public
+# headers are link edges this file does not order: ringprof/markers.hpp's module_unloading, defined
+# in drain/, is referred to by every file that has markers, record/'s included.
 #
 # Words kept to one meaning each. Trees: CallNode is a thread's call tree in the drainer (nodes
 # by call site); AggNode (tree/) is a tree summed from several threads, which counts the threads
