@@ -1,4 +1,4 @@
-#include "engine/builtin_backends.hpp"
+#include "session/builtin_backends.hpp"
 
 #include <cstdio>
 #include <functional>

@@ -14,11 +14,11 @@
 #include <thread>
 #include <vector>
 
-#include "engine/aggregator.hpp"
-#include "engine/clock_calibration.hpp"
+#include "drain/aggregator.hpp"
+#include "drain/clock_calibration.hpp"
 #include "ringprof/ringprof.hpp"
-#include "engine/thread_ring.hpp"
-#include "engine/timeline_writer.hpp"
+#include "record/thread_ring.hpp"
+#include "timeline/timeline_writer.hpp"
 
 namespace {
 

@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "chrome_trace_backend.hpp"
-#include "engine/clock_calibration.hpp"
+#include "drain/clock_calibration.hpp"
 #include "pythontimeline_backend.hpp"
 #include "ringprof/ringprof.hpp"
-#include "engine/timeline_writer.hpp"
+#include "timeline/timeline_writer.hpp"
 
 namespace {
 

@@ -40,23 +40,23 @@ mutation() {
 
 # ---- core: rings, drop accounting, the timer tree, the clock ---------------------------------
 # Ring admission: fits() admits one event more than the ring holds.
-mutation ring_fits_off_by_one core sdk/src/engine/ring_room.cpp \
+mutation ring_fits_off_by_one core sdk/src/record/ring_room.cpp \
     'if (fill > cap) {' 'if (fill > cap + 1) {' \
     ringprof_core_tests 'Ring.*:RingAdmission.*:DropAccounting.*:Session.*'
 # Scopes ended on another thread: the opener's ring keeps the room of Ends that never come.
-mutation ended_elsewhere_room_kept core sdk/src/engine/ring_room.cpp \
+mutation ended_elsewhere_room_kept core sdk/src/record/ring_room.cpp \
     'limit_ -= std::min(ended, open_scopes());' 'limit_ -= 0 * std::min(ended, open_scopes());' \
     ringprof_core_tests 'Ring.*'
 # ... and a refused scope ended there keeps the opener's later scopes refused.
-mutation refused_elsewhere_stays_refused core sdk/src/engine/ring_room.cpp \
+mutation refused_elsewhere_stays_refused core sdk/src/record/ring_room.cpp \
     'suppressed_ -= std::min(ended, suppressed_);' 'suppressed_ -= 0 * std::min(ended, suppressed_);' \
     ringprof_core_tests 'Ring.*'
 # A ring goes back to the pool while another thread still holds a scope of its exited thread.
-mutation held_ring_reused core sdk/src/engine/thread_ring.hpp \
+mutation held_ring_reused core sdk/src/record/thread_ring.hpp \
     'return ring_.ends_made_elsewhere() < outstanding_at_exit_;' 'return false;' \
     ringprof_life_tests 'ClosedElsewhere.*'
 # An exited thread's track goes before the end another thread holds comes: that end is lost.
-mutation exited_track_gone_before_held_end core sdk/src/engine/drainer.cpp \
+mutation exited_track_gone_before_held_end core sdk/src/drain/drainer.cpp \
     '(every_ring_read && !track.ring->held_elsewhere())' '(every_ring_read)' \
     ringprof_life_tests 'ClosedElsewhere.AScopeHeldElsewhere*'
 # Parallel rule: parallel from 3 threads instead of 2.
@@ -76,19 +76,19 @@ mutation self_not_clamped core sdk/src/timers/timer_tree.cpp \
     'return std::max(0.0, total - children_total);' 'return total - children_total;' \
     ringprof_timers_tests 'SelfTime.*'
 # Total: a node keeps only its last call's time.
-mutation total_keeps_last_call core sdk/src/engine/call_tree.hpp \
+mutation total_keeps_last_call core sdk/src/drain/call_tree.hpp \
     'n.total_ticks += ticks;' 'n.total_ticks = ticks;' \
     ringprof_timers_tests 'MarkerCost.*:ClockConversion.*'
 # Count: a thread's node counts one call however many ran.
-mutation count_stuck_at_one core sdk/src/engine/call_tree.hpp \
+mutation count_stuck_at_one core sdk/src/drain/call_tree.hpp \
     '++n.count;' 'n.count = 1;' \
     ringprof_timers_tests 'MlAgentsScenario.*:ParallelRuleEdge.*'
 # Scopes closed out of nesting: what ran below a held-aside scope stays below it.
-mutation held_aside_keeps_its_children core sdk/src/engine/aggregator.cpp \
+mutation held_aside_keeps_its_children core sdk/src/drain/aggregator.cpp \
     'under[i] = held ? under[parent] : home[i];' 'under[i] = home[i];' \
     ringprof_timers_tests 'MisnestedEvents.*'
 # Deep nesting: the nodes the drainer's fold folds below kMaxTreeDepth are not counted.
-mutation fold_forgets_folded_nodes core sdk/src/engine/aggregator.cpp \
+mutation fold_forgets_folded_nodes core sdk/src/drain/aggregator.cpp \
     '++parent->folded_below;' '(void)parent;' \
     ringprof_core_tests 'DeepNesting.*'
 # Fork gate: the end of one fork clears every fork, so members run on while a second one waits.
@@ -104,11 +104,11 @@ mutation refusal_not_counted core sdk/include/ringprof/detail/ring.hpp \
     'add(dropped_, 1);' 'add(dropped_, 0);' \
     ringprof_core_tests 'DropAccounting.*:Session.*'
 # Drop accounting: drops of exited threads are forgotten.
-mutation exited_thread_drops_forgotten core sdk/src/engine/drainer.cpp \
+mutation exited_thread_drops_forgotten core sdk/src/drain/drainer.cpp \
     'retired_counts_ += track.counts();' '(void)track.counts();' \
     ringprof_core_tests 'DropAccounting.*'
 # Drop accounting: drops of live threads are left out of the total.
-mutation live_thread_drops_left_out core sdk/src/engine/drainer.cpp \
+mutation live_thread_drops_left_out core sdk/src/drain/drainer.cpp \
     'for (const ThreadInfo& t : snapshot.threads) add_ring_counts(totals, t);' \
     'for (const ThreadInfo& t : snapshot.threads) (void)t;' \
     ringprof_core_tests 'DropAccounting.*:Session.*'
@@ -118,47 +118,47 @@ mutation marker_write_unguarded core sdk/include/ringprof/detail/recorder.hpp \
     '    t_ring = signal_handler_ring();' '    static_cast<void>(signal_handler_ring());' \
     ringprof_life_tests 'SignalHandlerMarkers.*'
 # Unloaded modules: their sites stay keys, so a plugin mapped where another was takes its names.
-mutation unloaded_sites_stay_keys core sdk/src/engine/site_table.cpp \
+mutation unloaded_sites_stay_keys core sdk/src/drain/site_table.cpp \
     'it = by_address_.erase(it);' '++it;' \
     ringprof_life_tests 'PluginUnload.*'
 # Timeline backpressure: a range writes all its spans however little room the writer's queue has.
-mutation range_ignores_queue_room core sdk/src/engine/drainer.cpp \
+mutation range_ignores_queue_room core sdk/src/drain/drainer.cpp \
     'const std::uint64_t split = head - tail <= fits ? head : tail + fits;' 'const std::uint64_t split = head;' \
     ringprof_timeline_tests 'TimelineWriter.*'
 # The end's patience: progress is not noticed, so a slow but working writer is given up on.
-mutation end_ignores_progress core sdk/src/engine/end_patience.hpp \
+mutation end_ignores_progress core sdk/src/drain/end_patience.hpp \
     '                last_move = now;' '                (void)now;' \
     ringprof_life_tests 'End.WaitsWhileATimelineBackendMakesProgress'
 # Rings a given-up drainer hands back are never adopted: the next session misses their scopes.
-mutation handed_back_rings_not_adopted core sdk/src/engine/drainer.cpp \
+mutation handed_back_rings_not_adopted core sdk/src/drain/drainer.cpp \
     '        for (ThreadRing* parked : RingRegistry::instance().take_parked()) {' \
     '        for (ThreadRing* parked : std::vector<ThreadRing*>{}) {' \
     ringprof_life_tests 'End.ADrainerGivenUpOnNeverTakesTheNextSessionsScopes'
 # A signal at its default action is left to kill the process before the outputs are written.
-mutation default_signal_not_taken core sdk/src/engine/signal_end.cpp \
+mutation default_signal_not_taken core sdk/src/session/signal_end.cpp \
     '        act.sa_handler = on_signal;' '        act.sa_handler = SIG_DFL;' \
     ringprof_life_tests '*DefaultAction*'
 # Clock conversion: ticks divided by the rate instead of multiplied.
-mutation ticks_divided_by_rate core sdk/src/engine/clock_calibration.hpp \
+mutation ticks_divided_by_rate core sdk/src/drain/clock_calibration.hpp \
     'return static_cast<double>(ticks) * ns_per_tick();' 'return static_cast<double>(ticks) / ns_per_tick();' \
     ringprof_timers_tests 'ClockConversion.*'
 # Clock conversion: the calibrated rate is off by a factor of two.
-mutation rate_halved core sdk/src/engine/clock_calibration.cpp \
+mutation rate_halved core sdk/src/drain/clock_calibration.cpp \
     'static_cast<double>(now.mono_ns - start_mono_ns_) /' '0.5 * static_cast<double>(now.mono_ns - start_mono_ns_) /' \
     ringprof_timers_tests 'ClockConversion.*'
 # Clock conversion: timeline offsets use a rate of 1 ns per tick.
-mutation offsets_ignore_rate core sdk/src/engine/clock_calibration.cpp \
+mutation offsets_ignore_rate core sdk/src/drain/clock_calibration.cpp \
     'round_half_away(static_cast<double>(dt) * s.ns_per_tick);' 'round_half_away(static_cast<double>(dt));' \
     ringprof_timers_tests 'ClockConversion.*'
 
 # set_signal_handler wraps SIG_IGN in its trampoline as if it were a function: the signal crashes.
-mutation signal_ignore_wrapped_as_a_function core sdk/src/engine/signal_handler.cpp \
+mutation signal_ignore_wrapped_as_a_function core sdk/src/record/signal_handler.cpp \
     '(act.sa_handler != SIG_DFL && act.sa_handler != SIG_IGN)' '(act.sa_handler != SIG_DFL)' \
     ringprof_life_tests 'SignalDispositions.*'
 
 # A misnested AdoptEnd pops the scope above the context instead of closing the context: not
 # counted, and the thread's later scopes stay under the adopted context.
-mutation adopt_end_misnest_popped core sdk/src/engine/aggregator.cpp \
+mutation adopt_end_misnest_popped core sdk/src/drain/aggregator.cpp \
     '                        close_misnested(track, nullptr, e.tsc);' '                        track.stack.pop_back();' \
     ringprof_timers_tests 'AdoptMisnest.*'
 
@@ -180,21 +180,21 @@ mutation stats_strip_dirs_first_slash stats sdk/src/stats/stats_table.cpp \
     "const std::size_t slash = file.find_last_of('/');" "const std::size_t slash = file.find_first_of('/');" \
     ringprof_stats_tests 'StatsTable*.*:StatsCli.*'
 # A recursive call counts as a primitive one (cProfile's 2/1 becomes 2).
-mutation stats_recursion_counted_primitive stats sdk/src/engine/stats_accumulator.cpp \
+mutation stats_recursion_counted_primitive stats sdk/src/drain/stats_accumulator.cpp \
     'if (!recursive) {' 'if (true) {' \
     ringprof_stats_tests 'ProfileApi.*:StatsTable*.*'
 
 # ---- signatures (C++) -------------------------------------------------------------------------
 # The signature key leaves out the recorded values (shape, length): different shapes, one row.
-mutation sig_key_without_values signatures sdk/src/engine/signature_table.cpp \
+mutation sig_key_without_values signatures sdk/src/drain/signature_table.cpp \
     'scratch_.push_back(p.tsc);' '(void)p.tsc;' \
     ringprof_stats_tests 'SignatureTypes.*:StatsTable*.*'
 # The one-entry cache compares key sizes, not keys: a new signature of the same shape reuses the last row.
-mutation sig_cache_compares_sizes signatures sdk/src/engine/signature_table.cpp \
+mutation sig_cache_compares_sizes signatures sdk/src/drain/signature_table.cpp \
     'if (scratch_ == last_key_) return last_id_;' 'if (scratch_.size() == last_key_.size()) return last_id_;' \
     ringprof_stats_tests 'SignatureTypes.*:StatsTable*.*'
 # A rank-1 shape prints as (n) instead of Python's 1-tuple (n,).
-mutation sig_rank_one_not_a_tuple signatures sdk/src/engine/signature_format.cpp \
+mutation sig_rank_one_not_a_tuple signatures sdk/src/drain/signature_format.cpp \
     'if (rank == 1) out += ",";' 'if (rank == 0) out += ",";' \
     ringprof_stats_tests 'SignatureTypes.*'
 
@@ -254,7 +254,7 @@ mutation flame_tooltip_names_as_markup flame sdk/src/flame/assets/flame.js \
 
 # ---- timelines: pythontimeline.json, trace.json.gz, filters -----------------------------------
 # RINGPROF_TIMELINE_MAX_DEPTH keeps one level more than asked.
-mutation timeline_depth_filter_off_by_one timelines sdk/src/engine/timeline_writer.cpp \
+mutation timeline_depth_filter_off_by_one timelines sdk/src/timeline/timeline_writer.cpp \
     'if (scope && (r.depth >= deepest ||' 'if (scope && (r.depth > deepest ||' \
     ringprof_timeline_tests 'TimelineFilters.*'
 # pythontimeline spans are stamped from the epoch instead of the file's time base.
@@ -419,7 +419,7 @@ mutation system_counters_not_posted system sdk/src/system/system_sampler.cpp \
     'if (options.on_sample) options.on_sample(sample, options.node);' 'static_cast<void>(sample);' \
     ringprof_system_tests 'SystemCountersInTheTrace.*'
 # A posted counter's name is a temporary: backends that cache names by address mix counters up.
-mutation system_counter_name_not_kept system sdk/src/engine/timeline_writer.cpp \
+mutation system_counter_name_not_kept system sdk/src/timeline/timeline_writer.cpp \
     'const char* name = counter_names_.insert(c.name).first->c_str();' 'const char* name = c.name.c_str();' \
     ringprof_system_tests 'SystemCountersInTheTrace.*'
 # ---- system_stats: smdebug's statistics of the system metrics -------------------------------------
@@ -552,7 +552,7 @@ mutation py_profile_windows_overlap python python/src/profile_hook.cpp \
     'if (PythonProfile* other = profile_of(state->recording_profile)) other->close_window(thread_id(*state));' ';' \
     python 'exactly_the_calls'
 # A Profile's window reads another thread's rows: Profiles on two threads count each other's calls.
-mutation py_profile_window_of_any_thread python sdk/src/engine/drainer.cpp \
+mutation py_profile_window_of_any_thread python sdk/src/drain/drainer.cpp \
     'if (track->tid == tid && !track->ring->retired()) return aggregator_.thread_stats(*track);' \
     'if (!track->ring->retired()) return aggregator_.thread_stats(*track);' \
     python 'threads_it_was_enabled_on'

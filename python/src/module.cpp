@@ -20,7 +20,7 @@
 namespace py = pybind11;
 
 namespace ringprof::detail {
-// Ends the default session as the exit handler does (sdk/src/engine/session_impl.hpp).
+// Ends the default session as the exit handler does (sdk/src/session/session_impl.hpp).
 void stop_default_session();
 }  // namespace ringprof::detail
 

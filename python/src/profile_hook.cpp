@@ -24,7 +24,7 @@
 namespace py = pybind11;
 
 namespace ringprof::detail {
-// Starts the default session if none runs (sdk/src/session_impl.hpp; exported by libringprof.so).
+// Starts the default session if none runs (sdk/src/record/default_session.hpp; exported by libringprof.so).
 void ensure_default_session();
 }  // namespace ringprof::detail
 

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <thread>
 
-#include "engine/ring_room.hpp"
+#include "record/ring_room.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
 #include "timers_only_config.hpp"

@@ -11,7 +11,7 @@
 
 #include <unistd.h>
 
-#include "engine/ring_room.hpp"
+#include "record/ring_room.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"
 #include "timers_only_config.hpp"

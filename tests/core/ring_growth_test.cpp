@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "blocking_backend.hpp"
-#include "engine/ring_room.hpp"
+#include "record/ring_room.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "sanitizer_build.hpp"

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/ring_room.hpp"
+#include "record/ring_room.hpp"
 #include "ringprof/detail/recorder.hpp"
 #include "ringprof/detail/ring.hpp"
 #include "ringprof/ringprof.hpp"

@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/ring_registry.hpp"
+#include "record/ring_registry.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"

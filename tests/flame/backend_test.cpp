@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "engine/builtin_backends.hpp"
+#include "session/builtin_backends.hpp"
 #include "flame_html_backend.hpp"
 #include "flame_test_trees.hpp"
 #include "ringprof/flame.hpp"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "bounded_process.hpp"
-#include "engine/session_impl.hpp"
+#include "session/session_impl.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "gzip_text.hpp"

@@ -27,8 +27,8 @@
 #include <simdjson.h>
 
 #include "bounded_process.hpp"
-#include "engine/session_impl.hpp"
-#include "engine/thread_role.hpp"
+#include "session/session_impl.hpp"
+#include "drain/thread_role.hpp"
 #include "process/quiet_thread.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"

@@ -1,6 +1,6 @@
 // A plugin that recorded scopes is dlclose'd: its sites, and the strings they name, are unmapped.
-// The drainer keeps its own copies of every site (engine/site_table.hpp) and reads an unloading
-// module's events before it goes (engine/module_unload.cpp), so the flushes and the exit after
+// The drainer keeps its own copies of every site (drain/site_table.hpp) and reads an unloading
+// module's events before it goes (drain/module_unload.cpp), so the flushes and the exit after
 // the unload write every output whole, with the plugin's names, and a second plugin mapped where
 // the first one was keeps its own names.
 #include <gtest/gtest.h>

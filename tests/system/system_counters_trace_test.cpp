@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "bounded_process.hpp"
-#include "engine/clock_calibration.hpp"
-#include "engine/timeline_writer.hpp"
+#include "drain/clock_calibration.hpp"
+#include "timeline/timeline_writer.hpp"
 #include "ringprof/config.hpp"
 #include "ringprof/session.hpp"
 #include "temp_dir.hpp"

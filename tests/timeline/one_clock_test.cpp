@@ -15,12 +15,12 @@
 #include <thread>
 #include <vector>
 
-#include "engine/clock_calibration.hpp"
+#include "drain/clock_calibration.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/stats.hpp"
 #include "ringprof/timers_json.hpp"
 #include "timeline_test_support.hpp"
-#include "engine/timeline_writer.hpp"
+#include "timeline/timeline_writer.hpp"
 
 namespace ringprof {
 namespace {

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "ringprof/ringprof.hpp"
-#include "engine/step_intervals.hpp"
+#include "timeline/step_intervals.hpp"
 #include "timeline_test_support.hpp"
 
 namespace ringprof {

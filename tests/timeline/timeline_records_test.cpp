@@ -1,4 +1,4 @@
-// The drainer -> writer records (engine/timeline_records.hpp) say what they are: decoding writes
+// The drainer -> writer records (drain/timeline_records.hpp) say what they are: decoding writes
 // one record per span, step boundary and gauge sample, each of its own kind, and the writer
 // turns each kind into what it is whatever values its fields hold (the former RawSpan took a
 // span at depth 0xFFFFFFFF for a gauge, and a step ending at tick 0 for one still open).
@@ -11,12 +11,12 @@
 #include <cstring>
 #include <vector>
 
-#include "engine/aggregator.hpp"
-#include "engine/clock_calibration.hpp"
-#include "engine/thread_ring.hpp"
-#include "engine/thread_track.hpp"
-#include "engine/timeline_records.hpp"
-#include "engine/timeline_writer.hpp"
+#include "drain/aggregator.hpp"
+#include "drain/clock_calibration.hpp"
+#include "record/thread_ring.hpp"
+#include "drain/thread_track.hpp"
+#include "drain/timeline_records.hpp"
+#include "timeline/timeline_writer.hpp"
 #include "ringprof/ringprof.hpp"
 #include "timeline_test_support.hpp"
 
@@ -25,7 +25,7 @@ namespace {
 
 using namespace ringprof::testing;
 
-// The decoder hands on ringprof's own copy of a marker's site (engine/site_table.hpp): the same
+// The decoder hands on ringprof's own copy of a marker's site (drain/site_table.hpp): the same
 // fields, never the marker's object, which an unloaded module takes with it.
 ::testing::AssertionResult copy_of(const Site* copy, const Site& marker) {
     if (copy == nullptr) return ::testing::AssertionFailure() << "no site";

@@ -8,11 +8,11 @@
 #include <mutex>
 #include <thread>
 
-#include "engine/clock_calibration.hpp"
+#include "drain/clock_calibration.hpp"
 #include "ringprof/ringprof.hpp"
-#include "engine/timeline_records.hpp"
+#include "drain/timeline_records.hpp"
 #include "timeline_test_support.hpp"
-#include "engine/timeline_writer.hpp"
+#include "timeline/timeline_writer.hpp"
 
 namespace ringprof {
 namespace {

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "engine/clock_calibration.hpp"
+#include "drain/clock_calibration.hpp"
 #include "ringprof/detail/clock.hpp"
 #include "ringprof/ringprof.hpp"
 #include "temp_dir.hpp"

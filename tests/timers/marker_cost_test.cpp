@@ -10,13 +10,13 @@
 #include <x86intrin.h>
 #endif
 
-#include "engine/aggregator.hpp"
-#include "engine/clock_calibration.hpp"
-#include "engine/marker_cost.hpp"
+#include "drain/aggregator.hpp"
+#include "drain/clock_calibration.hpp"
+#include "record/marker_cost.hpp"
 #include "ringprof/ringprof.hpp"
 #include "sanitizer_build.hpp"
 #include "temp_dir.hpp"
-#include "engine/thread_ring.hpp"
+#include "record/thread_ring.hpp"
 #include "timers_only_config.hpp"
 
 namespace ringprof {

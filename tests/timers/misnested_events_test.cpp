@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/aggregator.hpp"
-#include "engine/clock_calibration.hpp"
-#include "engine/thread_ring.hpp"
+#include "drain/aggregator.hpp"
+#include "drain/clock_calibration.hpp"
+#include "record/thread_ring.hpp"
 #include "ringprof/ringprof.hpp"
 
 namespace ringprof {

@@ -12,7 +12,7 @@
 
 #include "tree/agg_node.hpp"
 #include "tree/merge_nodes.hpp"
-#include "engine/call_tree.hpp"
+#include "drain/call_tree.hpp"
 #include "flame/profile_from_trace.hpp"
 #include "ringprof/detail/recorder.hpp"
 #include "ringprof/session.hpp"

@@ -48,7 +48,7 @@ char ignore_arguments(const A&...) noexcept;
 
 namespace ringprof::detail {
 // A module's markers point their events at Sites in that module. Before it is unloaded, the
-// drainer reads its events still in the rings and copies their sites (sdk/src/engine/
+// drainer reads its events still in the rings and copies their sites (sdk/src/drain/
 // module_unload.cpp). Hence one ModuleWatch per module that holds markers: hidden, so each shared
 // object has its own; inline and kept, so it is one per module, not one per file. Its destructor
 // runs at dlclose (or at exit), before the module's memory goes.

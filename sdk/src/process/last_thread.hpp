@@ -11,7 +11,7 @@
 // ringprof's, the program has none: a new thread calls exit(0) for it, which ends the session
 // (the exit handler writes every output) and the process, with the status the last thread's end
 // would have given. Checked a few times a second by the drainer while it is idle and by the
-// thread that waits for signals (engine/signal_end.hpp), which outlives sessions: one read of
+// thread that waits for signals (session/signal_end.hpp), which outlives sessions: one read of
 // /proc/self/stat.
 #pragma once
 

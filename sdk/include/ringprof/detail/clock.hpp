@@ -1,5 +1,5 @@
 // The hot path's clock: raw, monotonic ticks. The drainer maps ticks to nanoseconds and to the
-// wall-clock epoch (sdk/src/engine/clock_calibration.*), so reading the clock is a single instruction.
+// wall-clock epoch (sdk/src/drain/clock_calibration.*), so reading the clock is a single instruction.
 #pragma once
 
 #include <cstdint>

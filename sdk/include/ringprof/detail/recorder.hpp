@@ -21,7 +21,7 @@ enum RecorderState : std::uint8_t {
     kSlow = 3,        // recording, but every marker takes the slow path (custom clock)
 };
 
-// Defined once, in the library (sdk/src/engine/hot_path_globals.cpp), and exported even from modules
+// Defined once, in the library (sdk/src/record/hot_path_globals.cpp), and exported even from modules
 // built with hidden visibility: with inline definitions, every shared object holding a copy of
 // the markers (a Python extension, a user's plugin) would bind to its own state and ring, that
 // is, run a second engine. `__thread` (constant-initialized by definition) keeps the access a
@@ -82,13 +82,13 @@ inline void leave_ring_write(Ring* ring) noexcept {
     t_ring = ring;
 }
 
-// Out of line (sdk/src/engine/recorder_slow_path.cpp).
+// Out of line (sdk/src/record/recorder_slow_path.cpp).
 // Open a scope the inline path could not (first event of a thread or process, custom clock).
 Closing begin_slow(const Site* site) noexcept;
 Closing open_slow(Event* events, std::uint64_t n) noexcept;    // fills events[0].tsc
 void close_slow(Closing closing, std::uint64_t tag) noexcept;  // refused or custom clock
 bool write_slow(Event* events, std::uint64_t n) noexcept;
-// The session's clock, custom or built-in (sdk/src/engine/session.cpp).
+// The session's clock, custom or built-in (sdk/src/record/recording_settings.cpp).
 std::uint64_t slow_ticks() noexcept;
 
 inline bool is_off() noexcept { return g_state.load(std::memory_order_relaxed) == kOff; }

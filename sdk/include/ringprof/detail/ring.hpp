@@ -302,7 +302,7 @@ public:
     }
 
 private:
-    // Out of line (sdk/src/engine/ring_room.cpp): true once `n` more events fit from the current
+    // Out of line (sdk/src/record/ring_room.cpp): true once `n` more events fit from the current
     // head (which a recorded wait may have advanced) beside the Ends of open scopes; false means
     // refuse. Leaves no room while a refused scope is open.
     bool make_room(std::uint64_t n) noexcept;

@@ -1,0 +1,128 @@
+#include "session/signal_end.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <mutex>
+#include <system_error>
+
+#include "process/abandoned.hpp"
+#include "process/last_thread.hpp"
+#include "process/quiet_thread.hpp"
+
+namespace ringprof::detail {
+
+namespace {
+
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+// Starting the thread, taking signals (never taken in the handler); replaced in a forked child.
+std::mutex* g_mutex = new std::mutex();
+int g_pipe[2] = {-1, -1};
+std::atomic<bool> g_thread_running{false};
+std::atomic<int> g_signal{0};  // the signal being handled; 0: none yet
+
+void die_of(int sig) {
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);  // blocked inside the handler: delivered, and fatal, as it returns
+}
+
+void on_signal(int sig) {
+    const int saved_errno = errno;
+    int expected = 0;
+    if (!g_signal.compare_exchange_strong(expected, sig) || !g_thread_running.load()) {
+        die_of(sig);  // a second signal while the end runs, or no thread to end it: at once
+        errno = saved_errno;
+        return;
+    }
+    const char byte = 1;
+    if (::write(g_pipe[1], &byte, 1) != 1) die_of(sig);
+    errno = saved_errno;
+}
+
+bool is_ours(const struct sigaction& act) { return (act.sa_flags & SA_SIGINFO) == 0 && act.sa_handler == on_signal; }
+
+void end_then_die() {
+    // Also looks, a few times a second, whether the program has any thread left: this thread must
+    // not keep alive a process whose session (and drainer, which looks too) has ended.
+    constexpr int kLastThreadCheckMs = 250;
+    char byte = 0;
+    for (;;) {
+        pollfd wake{g_pipe[0], POLLIN, 0};
+        const int ready = ::poll(&wake, 1, kLastThreadCheckMs);
+        if (ready == 0) {
+            if (only_ringprofs_threads_left()) exit_for_the_programs_last_thread();
+            continue;
+        }
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready < 0) return;
+        if (::read(g_pipe[0], &byte, 1) == 1) break;
+        if (errno != EINTR && errno != EAGAIN) return;
+    }
+    const int sig = g_signal.load();
+    end_sessions_for_signal();
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    struct sigaction was {};
+    ::sigaction(sig, &dfl, &was);
+    if (!is_ours(was)) ::sigaction(sig, &was, nullptr);  // the program's own handler came since: it runs
+    // Process-directed: this thread blocks it, a thread of the program takes it.
+    ::kill(::getpid(), sig);
+}
+
+bool start_thread() {
+    if (g_thread_running.load()) return true;
+    if (g_pipe[0] < 0 && ::pipe2(g_pipe, O_CLOEXEC) != 0) return false;
+    try {
+        start_quiet_thread(end_then_die).detach();
+    } catch (const std::system_error&) {
+        return false;  // the signals keep their default action
+    }
+    g_thread_running.store(true);
+    return true;
+}
+
+}  // namespace
+
+void end_on_default_signals() {
+    std::lock_guard<std::mutex> lock(*g_mutex);
+    if (g_signal.load() != 0) return;  // already ending
+    for (int sig : kSignals) {
+        struct sigaction now {};
+        if (::sigaction(sig, nullptr, &now) != 0) continue;
+        if (is_ours(now)) {  // taken before a fork: this child's thread is started here
+            if (!start_thread()) return;
+            continue;
+        }
+        if ((now.sa_flags & SA_SIGINFO) != 0 || now.sa_handler != SIG_DFL) continue;  // the program's
+        if (!start_thread()) return;
+        struct sigaction act {};
+        act.sa_handler = on_signal;
+        sigemptyset(&act.sa_mask);
+        for (int other : kSignals) sigaddset(&act.sa_mask, other);
+        act.sa_flags = SA_RESTART;
+        ::sigaction(sig, &act, nullptr);
+    }
+}
+
+void forget_signal_end_thread_in_child() {
+    // The handler stays (dispositions are inherited); with no thread it dies at once until a
+    // session starts here and starts the thread again. The pipe is the parent's too: a new one.
+    g_thread_running.store(false);
+    if (g_pipe[0] >= 0) {
+        ::close(g_pipe[0]);
+        ::close(g_pipe[1]);
+        g_pipe[0] = g_pipe[1] = -1;
+    }
+    keep_abandoned(g_mutex);  // held, maybe, by a thread that did not come along
+    g_mutex = new std::mutex();
+    g_signal.store(0);
+}
+
+}  // namespace ringprof::detail
