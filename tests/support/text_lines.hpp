@@ -1,5 +1,5 @@
-// Reading what a program said: how many lines of a text (stderr, a log) contain a phrase; one line
-// of it by its place.
+// Reading what a program said: how many lines of a text (stderr, a log) contain a phrase, how many
+// times a phrase stands in it, one line of it by its place.
 #pragma once
 
 #include <string>
@@ -16,6 +16,12 @@ inline int lines_naming(std::string_view text, std::string_view what) {
         if (text.substr(start, end - start).find(what) != std::string_view::npos) ++n;
         start = end + 1;
     }
+    return n;
+}
+
+inline int occurrences(std::string_view text, std::string_view what) {
+    int n = 0;
+    for (std::size_t at = text.find(what); at != std::string_view::npos; at = text.find(what, at + 1)) ++n;
     return n;
 }
 
