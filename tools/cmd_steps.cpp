@@ -61,8 +61,8 @@ const Option kOptions[] = {
 // --by's names, as the library spells them, for the message that lists them.
 std::vector<std::string_view> grouping_names() {
     std::vector<std::string_view> names;
-    for (const StepGrouping g : {StepGrouping::training_phase, StepGrouping::process, StepGrouping::framework_metric,
-                                 StepGrouping::node})
+    for (const StepGrouping g :
+         {StepGrouping::training_phase, StepGrouping::process, StepGrouping::framework_metric, StepGrouping::node})
         names.push_back(step_grouping_name(g));
     return names;
 }

@@ -14,8 +14,7 @@ std::string not_one_of(std::string_view option, const std::vector<std::string_vi
 }
 
 void take_path(const Arguments& args, std::string& path) {
-    if (!path.empty())
-        throw UsageError(fmt::format("more than one PATH given ('{}' and '{}')", path, args.operand()));
+    if (!path.empty()) throw UsageError(fmt::format("more than one PATH given ('{}' and '{}')", path, args.operand()));
     path = args.operand();
 }
 

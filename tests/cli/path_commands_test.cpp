@@ -36,9 +36,10 @@ TEST(PathCommands, RefuseNoPathAndASecondPathInTheSameWords) {
 }
 
 TEST(PathCommands, NameEveryFormatTheyTakeWhenGivenAnother) {
-    const std::pair<const char*, const char*> formats[] = {
-        {"job", "table, csv or json"}, {"rules", "table or json"}, {"utilization", "table, csv or json"},
-        {"steps", "table, csv or json"}};
+    const std::pair<const char*, const char*> formats[] = {{"job", "table, csv or json"},
+                                                           {"rules", "table or json"},
+                                                           {"utilization", "table, csv or json"},
+                                                           {"steps", "table, csv or json"}};
     for (const auto& [command, listed] : formats) {
         expect_refused(command, "--format xml somewhere", std::string("--format must be ") + listed + " (got 'xml')");
         expect_refused(command, "somewhere --format=", std::string("--format must be ") + listed + " (got '')");

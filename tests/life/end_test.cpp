@@ -21,6 +21,7 @@
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
 #include "text_lines.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof::testing {
 namespace {
@@ -153,10 +154,7 @@ TEST(End, ADrainerGivenUpOnNeverTakesTheNextSessionsScopes) {
     const std::string err = dir.str() + "/stderr.txt";
     const Outcome o = run_bounded(
         [&] {
-            Config c;
-            c.output_dir = dir.str();
-            c.run_id = "first";
-            c.backends = {"timers"};
+            Config c = timers_only(dir, "first");
             c.flush_interval_ms = 1;  // a periodic drain right after the held call returns, too
             detail::set_exit_wait_for_testing(300ms);
             g_hold_final = true;
@@ -221,10 +219,7 @@ TEST(End, AFlushIntervalNeverCostsTheAggregates) {
     const std::string err = dir.str() + "/stderr.txt";
     const Outcome o = run_bounded(
         [&] {
-            Config c;
-            c.output_dir = dir.str();
-            c.run_id = "interval";
-            c.backends = {"timers"};
+            Config c = timers_only(dir, "interval");
             c.flush_interval_ms = 5;
             c.ring_bytes = 4096;  // full in 256 events: the producer depends on the drainer all along
             Session session(c);
@@ -276,10 +271,7 @@ TEST(End, AWriterBehindAPeriodicFlushHoldsOneSnapshotNotOnePerInterval) {
     const std::string err = dir.str() + "/stderr.txt";
     const Outcome o = run_bounded(
         [&] {
-            Config c;
-            c.output_dir = dir.str();
-            c.run_id = "behind";
-            c.backends = {"timers"};
+            Config c = timers_only(dir, "behind");
             c.flush_interval_ms = 1;
             Session session(c);
             session.add_backend(std::make_unique<CountsSnapshots>());

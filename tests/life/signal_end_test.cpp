@@ -133,12 +133,18 @@ TEST(SignalEnd, AnIgnoredSignalStaysIgnored) {
 
 // POSIX: a process whose last thread ends exits with status 0, its exit handlers run. ringprof's
 // threads are not the program's and must not keep it alive.
-TEST(LastThread, AProgramWhoseEveryThreadEndedExitsWithItsOutputsWhole) {
-    if (kThreadSanitizer) {
-        // ThreadSanitizer's runtime keeps a thread of its own, which is not ringprof's: like any
-        // other library's thread it keeps the process alive. The release and ASan builds run it.
-        GTEST_SKIP() << "ThreadSanitizer's background thread keeps the process alive";
+class LastThread : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (kThreadSanitizer) {
+            // ThreadSanitizer's runtime keeps a thread of its own, which is not ringprof's: like any
+            // other library's thread it keeps the process alive. The release and ASan builds run these.
+            GTEST_SKIP() << "ThreadSanitizer's background thread keeps the process alive";
+        }
     }
+};
+
+TEST_F(LastThread, AProgramWhoseEveryThreadEndedExitsWithItsOutputsWhole) {
     TempDir dir;
     const Outcome o = run_bounded(
         [&] {
@@ -166,12 +172,7 @@ TEST(LastThread, AProgramWhoseEveryThreadEndedExitsWithItsOutputsWhole) {
 
 // After an explicit session has ended, no drainer looks any more; ringprof's thread that waits
 // for signals outlives it and must not keep the process alive either.
-TEST(LastThread, AfterTheSessionEndedRingprofsSignalThreadKeepsNoProcessAlive) {
-    if (kThreadSanitizer) {
-        // ThreadSanitizer's runtime keeps a thread of its own, which is not ringprof's: like any
-        // other library's thread it keeps the process alive. The release and ASan builds run it.
-        GTEST_SKIP() << "ThreadSanitizer's background thread keeps the process alive";
-    }
+TEST_F(LastThread, AfterTheSessionEndedRingprofsSignalThreadKeepsNoProcessAlive) {
     TempDir dir;
     const Outcome o = run_bounded(
         [&] {
