@@ -122,7 +122,7 @@ TEST(ForkGate, AForkWaitsUntilTheTimelineWriterIsOutOfItsBackend) {
 TEST(ForkGate, AForkWaitsUntilTheDrainerIsOutOfItsBackend) { expect_child_finds_the_lock_free(Hold::OnDrainerBriefly); }
 
 // The bound: fork() goes ahead after kMaxForkWait. The child then does inherit the held lock
-// (what a fork did before the gate), and the parent's session ends normally.
+// (what every fork would do without the gate), and the parent's session ends normally.
 TEST(ForkGate, ABackendThatNeverReturnsDelaysAForkButDoesNotBlockIt) {
     TempDir dir;
     const std::string stderr_path = dir.str() + "/stderr.txt";
