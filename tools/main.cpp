@@ -4,12 +4,12 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <exception>
-#include <new>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <iterator>
+#include <new>
 #include <string>
 #include <string_view>
 
