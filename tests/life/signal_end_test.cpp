@@ -144,20 +144,26 @@ protected:
     }
 };
 
+// In the child: the first thread ends alone, `last` runs on a thread that outlives it, and that
+// thread, the program's last, ends with pthread_exit.
+int end_every_thread_after(void (*last)()) {
+    std::thread([last] {
+        last();
+        std::this_thread::sleep_for(100ms);  // the first thread has ended by now
+        ::pthread_exit(nullptr);             // the program's last thread
+    }).detach();
+    // The first thread ends alone (pthread_exit here would unwind into run_bounded's catch-all,
+    // which glibc forbids).
+    ::syscall(SYS_exit, 0);
+    return 1;
+}
+
 TEST_F(LastThread, AProgramWhoseEveryThreadEndedExitsWithItsOutputsWhole) {
     TempDir dir;
     const Outcome o = run_bounded(
         [&] {
             record_signalled_run_to(dir, "last_thread");
-            std::thread([] {
-                record_work();
-                std::this_thread::sleep_for(100ms);  // the first thread has ended by now
-                ::pthread_exit(nullptr);             // the program's last thread
-            }).detach();
-            // The first thread ends alone (pthread_exit here would unwind into run_bounded's
-            // catch-all, which glibc forbids).
-            ::syscall(SYS_exit, 0);
-            return 1;
+            return end_every_thread_after(record_work);
         },
         within(60s));
     ASSERT_TRUE(o.finished) << "ringprof's threads kept the process alive";
@@ -181,12 +187,7 @@ TEST_F(LastThread, AfterTheSessionEndedRingprofsSignalThreadKeepsNoProcessAlive)
             c.run_id = "ended";
             c.backends = {"timers"};
             { Session session(c); }
-            std::thread([] {
-                std::this_thread::sleep_for(100ms);
-                ::pthread_exit(nullptr);
-            }).detach();
-            ::syscall(SYS_exit, 0);
-            return 1;
+            return end_every_thread_after([] {});
         },
         within(60s));
     ASSERT_TRUE(o.finished) << "ringprof's threads kept the process alive";
