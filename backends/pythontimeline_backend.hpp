@@ -31,7 +31,7 @@ namespace ringprof::backends {
 
 class PythonTimelineBackend : public TimelineBackend {
 public:
-    // A file always takes at least 4 KiB before it rotates (a limit of 0 once wrote a file per span).
+    // A file always takes at least 4 KiB before it rotates (a limit of 0 would write a file per span).
     static constexpr std::uint64_t kMinFileBytes = 4096;
 
     PythonTimelineBackend(std::uint64_t max_bytes, std::uint32_t max_seconds)

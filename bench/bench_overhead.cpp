@@ -479,7 +479,7 @@ int main(int argc, char** argv) {
     }
     if (interference_budget > 0.0) {
         // CPU time, rows apart: the paired rows (wall time) barely see a drainer that chases the
-        // head (1.04x where these rows measured 1.41-1.57x), these do.
+        // head (1.04x where these rows show 1.41-1.57x), these do.
         if (reporter.ns.count(kScope) == 0 || reporter.ns.count(kScopeDrainerPaused) == 0) {
             std::printf("\n%s or %s did not run: the interference budget cannot be checked\n", kScope,
                         kScopeDrainerPaused);

@@ -323,14 +323,10 @@ BENCHMARK(BM_PipelineFlatOut)
 
 // The same ratio from pairs: each iteration runs a timers-only session and an every-output one
 // back to back (which goes first alternates), and the row reports the median of the pairs'
-// ratios and the drainer's lowest. At load 0.3-2.3, eight runs of the separate rows read the timers-only drainer
-// anywhere from 160 M to 228 M events per CPU-second, so their ratio with four producers moved between 0.56 and 1.02.
-// The paired medians of six runs (same load): 0.77-0.93 with one producer, and 0.62-0.88 with four, the lowest single
-// pair 0.51. perf of the drainer with four producers then showed nearly every range decoded with its spans although 39
-// M of the 40 M spans were dropped: rings grown to 16 MiB made passes larger than the whole queue, taken whole while
-// the queue was empty and then refused by the writer. Since a range writes only the spans that fit (drainer.cpp),
-// alternating runs with the binary before, at load 1.2-2.9: one producer 0.80-0.88 (before
-// 0.78-0.85), four 0.86-0.90 (before 0.67-0.72), lowest pair 0.76-0.81 (before 0.56-0.60).
+// ratios and the drainer's lowest. Pairs, because the separate rows move with the load: at load
+// 0.3-2.3 the timers-only drainer read anywhere from 160 M to 228 M events per CPU-second, so a
+// ratio of separate rows with four producers moved between 0.56 and 1.02. The figures:
+// docs/perf/overhead.md.
 void BM_PipelineFlatOutPaired(benchmark::State& state) {
     const int producers = static_cast<int>(state.range(0));
     std::vector<double> drainer_ratios, producer_ratios;

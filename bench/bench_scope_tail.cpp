@@ -3,8 +3,8 @@
 // rdtsc pair), as a ratio to the same percentiles of the bare pair timed the same way (no scope:
 // what timing alone costs, interrupts and preemption included), with the waits for room and the
 // growths the threads had to make themselves. Each iteration starts fresh threads, so every ring
-// starts in its first segment and has to grow: the case where a thread used to wait for the
-// drainer. Arguments: threads per iteration (1, 2x and 4x the cores).
+// starts in its first segment and has to grow: the case where a thread would otherwise wait for
+// the drainer. Arguments: threads per iteration (1, 2x and 4x the cores).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -8,8 +8,8 @@ set -euo pipefail
 
 # A shared machine can slow one run's variants unevenly (Profile measured 0.82-0.96 of
 # cProfile at load 8-38); the best of three runs counts. Measured on one CPU in process time
-# (python_cost.py says why): Profile 0.75-0.82 in every run here, against 1.01-1.02 in all three
-# attempts of a CI run at load 127-138 when the measuring thread's time was checked.
+# (python_cost.py says why): the measuring thread's time alone reads Profile at 1.01-1.02 of
+# cProfile at load 127-138, where process time reads 0.75-0.82.
 attempts=3
 build=$(cd "${1:?usage: $0 BUILD_DIR}" && pwd)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

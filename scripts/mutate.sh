@@ -467,6 +467,14 @@ mutation cli_full_paths_ignored cli tools/cmd_stats.cpp \
 mutation cli_flame_svg_by_extension cli tools/cmd_flame.cpp \
     'format = ends_with(output, ".svg")' 'format = ends_with(output, ".svgz")' \
     "ringprof_flame_tests ringprof_cli" 'Cli.*:CliForms*'
+# The folder commands take a second PATH in place of the first instead of refusing it.
+mutation cli_second_path_taken cli tools/path_command_line.cpp \
+    'if (!path.empty())' 'if (false)' \
+    "ringprof_cli_tests ringprof_cli" 'PathCommands.*'
+# The folder commands list an option's choices without "or" before the last.
+mutation cli_choices_listed_without_or cli tools/path_command_line.cpp \
+    'i + 1 < names.size() ? ", " : " or "' '", "' \
+    "ringprof_cli_tests ringprof_cli" 'PathCommands.*'
 # ringprof steps --outlier-k takes a negative number.
 mutation cli_outlier_k_negative cli tools/cmd_steps.cpp \
     '!std::isfinite(k) || k < 0)' '!std::isfinite(k) || k < -1)' \

@@ -56,7 +56,9 @@ public:
     const std::string& value() const { return value_; }
     // The current option as the user wrote it, without "=value": "-o" or "--output".
     const std::string& written() const { return written_; }
-    // The current argument when it is no option (none of is() is true): its text.
+    // The current argument is no option (none of is() is true).
+    bool is_operand() const { return option_ == nullptr; }
+    // The current argument when it is no option: its text.
     const std::string& operand() const { return value_; }
 
 private:

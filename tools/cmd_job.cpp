@@ -1,13 +1,12 @@
 // ringprof job: smdebug's job statistics (get_job_statistics) of a folder with system metrics and
 // framework timelines. The work is in the library; this only parses arguments and reports.
-#include <fmt/format.h>
-
 #include <string>
 
 #include "arguments.hpp"
 #include "command.hpp"
-#include "trace_range_options.hpp"
+#include "path_command_line.hpp"
 #include "ringprof/system_statistics.hpp"
+#include "trace_range_options.hpp"
 
 namespace ringprof::cli {
 namespace {
@@ -30,35 +29,16 @@ constexpr const char* kHelp =
     "1 nothing could be answered, 2 bad arguments.\n";
 
 const Option kOptions[] = {
-    {"--format", "", kTakesValue},
+    kFormatOption,
     {"--help", "-h", kNoValue},
 };
-
-int usage_error(const std::string& message) { return cli::usage_error(kName, kUsageLine, message); }
 
 int run(int argc, char** argv) {
     std::string path;
     StatsFormat format = StatsFormat::table;
-    for (Arguments args(argc, argv, kOptions); args.next();) {
-        const std::string& v = args.value();
-        if (args.is("--help")) {
-            return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
-        } else if (args.is("--format")) {
-            if (v == "table")
-                format = StatsFormat::table;
-            else if (v == "csv")
-                format = StatsFormat::csv;
-            else if (v == "json")
-                format = StatsFormat::json;
-            else
-                return usage_error(fmt::format("--format must be table, csv or json (got '{}')", v));
-        } else if (path.empty()) {
-            path = args.operand();
-        } else {
-            return usage_error(fmt::format("more than one PATH given ('{}' and '{}')", path, args.operand()));
-        }
-    }
-    if (path.empty()) return usage_error("PATH is missing");
+    if (const auto done = read_path_command_line(argc, argv, kOptions, kName, kHelp, path,
+                                                 [&](const Arguments& a) { format = chosen(a, kTableCsvOrJson); }))
+        return *done;
     JobStatistics j;
     if (const auto failed = answer_read_failure(kName, kUsageLine, path, "reading", [&] { j = analyze_job(path); }))
         return *failed;

@@ -6,8 +6,9 @@
 
 #include "arguments.hpp"
 #include "command.hpp"
-#include "trace_range_options.hpp"
+#include "path_command_line.hpp"
 #include "ringprof/merged_timeline.hpp"
+#include "trace_range_options.hpp"
 
 namespace ringprof::cli {
 namespace {
@@ -49,24 +50,17 @@ int run(int argc, char** argv) {
     std::string path, out_dir, error;
     TraceRangeOptions range;
     bool system_metrics = true;
-    for (Arguments args(argc, argv, kOptions); args.next();) {
-        const std::string& v = args.value();
-        if (args.is("--help")) {
-            return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
-        } else if (range.take(args, error)) {
-            if (!error.empty()) return usage_error(error);
-        } else if (args.is("--no-system-metrics")) {
-            system_metrics = false;
-        } else if (args.is("--output")) {
-            if (v.empty()) return usage_error(args.written() + " needs a folder");
-            out_dir = v;
-        } else if (path.empty()) {
-            path = args.operand();
-        } else {
-            return usage_error(fmt::format("more than one PATH given ('{}' and '{}')", path, args.operand()));
-        }
-    }
-    if (path.empty()) return usage_error("PATH is missing");
+    if (const auto done = read_path_command_line(argc, argv, kOptions, kName, kHelp, path, [&](const Arguments& a) {
+            if (range.take(a, error)) {
+                if (!error.empty()) throw UsageError(error);
+            } else if (a.is("--no-system-metrics")) {
+                system_metrics = false;
+            } else {  // --output
+                if (a.value().empty()) throw UsageError(a.written() + " needs a folder");
+                out_dir = a.value();
+            }
+        }))
+        return *done;
     if (error = range.check(); !error.empty()) return usage_error(error);
 
     MergedTimeline merger(path, range.suffixes, out_dir);

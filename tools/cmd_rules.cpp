@@ -1,12 +1,11 @@
 // ringprof rules: SageMaker Debugger's profiler rules (LowGPUUtilization, CPUBottleneck,
 // LoadBalancing, StepOutlier) with its defaults, as a report over a folder. The work is in the
 // library; this only parses arguments and reports.
-#include <fmt/format.h>
-
 #include <string>
 
 #include "arguments.hpp"
 #include "command.hpp"
+#include "path_command_line.hpp"
 #include "ringprof/system_rules.hpp"
 #include "trace_range_options.hpp"
 
@@ -38,33 +37,16 @@ constexpr const char* kHelp =
 constexpr int kExitTriggered = 4;
 
 const Option kOptions[] = {
-    {"--format", "", kTakesValue},
+    kFormatOption,
     {"--help", "-h", kNoValue},
 };
-
-int usage_error(const std::string& message) { return cli::usage_error(kName, kUsageLine, message); }
 
 int run(int argc, char** argv) {
     std::string path;
     StatsFormat format = StatsFormat::table;
-    for (Arguments args(argc, argv, kOptions); args.next();) {
-        const std::string& v = args.value();
-        if (args.is("--help")) {
-            return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
-        } else if (args.is("--format")) {
-            if (v == "table")
-                format = StatsFormat::table;
-            else if (v == "json")
-                format = StatsFormat::json;
-            else
-                return usage_error(fmt::format("--format must be table or json (got '{}')", v));
-        } else if (path.empty()) {
-            path = args.operand();
-        } else {
-            return usage_error(fmt::format("more than one PATH given ('{}' and '{}')", path, args.operand()));
-        }
-    }
-    if (path.empty()) return usage_error("PATH is missing");
+    if (const auto done = read_path_command_line(argc, argv, kOptions, kName, kHelp, path,
+                                                 [&](const Arguments& a) { format = chosen(a, kTableOrJson); }))
+        return *done;
     RulesReport r;
     if (const auto failed = answer_read_failure(kName, kUsageLine, path, "reading", [&] { r = evaluate_rules(path); }))
         return *failed;

@@ -6,11 +6,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "arguments.hpp"
 #include "command.hpp"
-#include "trace_range_options.hpp"
+#include "path_command_line.hpp"
 #include "ringprof/step_statistics.hpp"
+#include "trace_range_options.hpp"
 
 namespace ringprof::cli {
 namespace {
@@ -44,11 +47,9 @@ constexpr const char* kHelp =
     "3 answered but some inputs were skipped or malformed events left out (listed on stderr),\n"
     "1 nothing could be read, 2 bad arguments.\n";
 
-enum class Format { table, csv, json };
-
 const Option kOptions[] = {
     {"--by", "", kTakesValue},
-    {"--format", "", kTakesValue},
+    kFormatOption,
     kSuffixOption,
     kStartOption,
     kEndOption,
@@ -57,7 +58,14 @@ const Option kOptions[] = {
     {"--help", "-h", kNoValue},
 };
 
-int usage_error(const std::string& message) { return cli::usage_error(kName, kUsageLine, message); }
+// --by's names, as the library spells them, for the message that lists them.
+std::vector<std::string_view> grouping_names() {
+    std::vector<std::string_view> names;
+    for (const StepGrouping g :
+         {StepGrouping::training_phase, StepGrouping::process, StepGrouping::framework_metric, StepGrouping::node})
+        names.push_back(step_grouping_name(g));
+    return names;
+}
 
 // "N events in no step left out: a, b, c (and M more names)": one line however many.
 std::string outside_line(const StepAnalysis& a) {
@@ -75,44 +83,29 @@ int run(int argc, char** argv) {
     std::string path;
     StepRequest req;
     StepGrouping by = StepGrouping::training_phase;
-    Format format = Format::table;
+    StatsFormat format = StatsFormat::table;
     std::string error;
     TraceRangeOptions range;
-    for (Arguments args(argc, argv, kOptions); args.next();) {
-        const std::string& v = args.value();
-        if (args.is("--help")) {
-            return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
-        } else if (range.take(args, error)) {
-            if (!error.empty()) return usage_error(error);
-        } else if (args.is("--by")) {
-            const auto g = step_grouping_named(v);
-            if (!g)
-                return usage_error(
-                    fmt::format("--by must be training_phase, process, framework_metric or node (got '{}')", v));
-            by = *g;
-        } else if (args.is("--format")) {
-            if (v == "table")
-                format = Format::table;
-            else if (v == "csv")
-                format = Format::csv;
-            else if (v == "json")
-                format = Format::json;
-            else
-                return usage_error(fmt::format("--format must be table, csv or json (got '{}')", v));
-        } else if (args.is("--outlier-k")) {
-            char* stop = nullptr;
-            const double k = std::strtod(v.c_str(), &stop);
-            if (v.empty() || *stop != '\0' || !std::isfinite(k) || k < 0)
-                return usage_error(fmt::format("--outlier-k needs a number >= 0 (got '{}')", v));
-            req.outlier_k = k;
-        } else if (path.empty()) {
-            path = args.operand();
-        } else {
-            return usage_error(fmt::format("more than one PATH given ('{}' and '{}')", path, args.operand()));
-        }
-    }
-    if (path.empty()) return usage_error("PATH is missing");
-    if (error = range.check(); !error.empty()) return usage_error(error);
+    if (const auto done = read_path_command_line(argc, argv, kOptions, kName, kHelp, path, [&](const Arguments& a) {
+            const std::string& v = a.value();
+            if (range.take(a, error)) {
+                if (!error.empty()) throw UsageError(error);
+            } else if (a.is("--by")) {
+                const auto g = step_grouping_named(v);
+                if (!g) throw UsageError(not_one_of(a.written(), grouping_names(), v));
+                by = *g;
+            } else if (a.is("--outlier-k")) {
+                char* stop = nullptr;
+                const double k = std::strtod(v.c_str(), &stop);
+                if (v.empty() || *stop != '\0' || !std::isfinite(k) || k < 0)
+                    throw UsageError(fmt::format("--outlier-k needs a number >= 0 (got '{}')", v));
+                req.outlier_k = k;
+            } else {
+                format = chosen(a, kTableCsvOrJson);
+            }
+        }))
+        return *done;
+    if (error = range.check(); !error.empty()) return usage_error(kName, kUsageLine, error);
     req.suffixes = range.suffixes;
     req.unit = range.unit;
     if (range.start) req.range.emplace(*range.start, *range.end);
@@ -128,9 +121,9 @@ int run(int argc, char** argv) {
         return kExitFailed;
     }
     if (a.events_outside_steps > 0) report(kName, outside_line(a));
-    const std::string text = format == Format::csv    ? render_step_csv(a, by)
-                             : format == Format::json ? render_step_json(a, by)
-                                                      : render_step_table(a, by);
+    const std::string text = format == StatsFormat::csv    ? render_step_csv(a, by)
+                             : format == StatsFormat::json ? render_step_json(a, by)
+                                                           : render_step_table(a, by);
     if (!write_stdout(kName, text)) return kExitFailed;
     return a.complete() ? kExitOk : kExitPartial;
 }

@@ -1,14 +1,13 @@
 // ringprof utilization: smdebug's utilization statistics of the system metrics under PATH/system/
 // (get_utilization_stats, get_device_usage_stats). The work is in the library; this only parses
 // arguments and reports.
-#include <fmt/format.h>
-
 #include <string>
 
 #include "arguments.hpp"
 #include "command.hpp"
-#include "trace_range_options.hpp"
+#include "path_command_line.hpp"
 #include "ringprof/system_statistics.hpp"
+#include "trace_range_options.hpp"
 
 namespace ringprof::cli {
 namespace {
@@ -36,48 +35,34 @@ constexpr const char* kHelp =
     "Exit status: 0 everything read, 3 answered but bad lines were left out (listed on stderr),\n"
     "1 nothing could be read, 2 bad arguments.\n";
 
+enum class Grouping { node, dimension, phase };
+constexpr Choice<Grouping> kGroupings[] = {
+    {"node", Grouping::node}, {"dimension", Grouping::dimension}, {"phase", Grouping::phase}};
+
 const Option kOptions[] = {
     {"--by", "", kTakesValue},
-    {"--format", "", kTakesValue},
+    kFormatOption,
     {"--device-usage", "", kNoValue},
     {"--help", "-h", kNoValue},
 };
 
-int usage_error(const std::string& message) { return cli::usage_error(kName, kUsageLine, message); }
-
 int run(int argc, char** argv) {
     std::string path;
-    bool by_dimension = false, by_phase = false, device_usage = false;
+    Grouping by = Grouping::node;
+    bool device_usage = false;
     StatsFormat format = StatsFormat::table;
-    for (Arguments args(argc, argv, kOptions); args.next();) {
-        const std::string& v = args.value();
-        if (args.is("--help")) {
-            return write_stdout(kName, kHelp) ? kExitOk : kExitFailed;
-        } else if (args.is("--by")) {
-            by_dimension = v == "dimension";
-            by_phase = v == "phase";
-            if (v != "node" && !by_dimension && !by_phase)
-                return usage_error(fmt::format("--by must be node, dimension or phase (got '{}')", v));
-        } else if (args.is("--device-usage")) {
-            device_usage = true;
-        } else if (args.is("--format")) {
-            if (v == "table")
-                format = StatsFormat::table;
-            else if (v == "csv")
-                format = StatsFormat::csv;
-            else if (v == "json")
-                format = StatsFormat::json;
+    if (const auto done = read_path_command_line(argc, argv, kOptions, kName, kHelp, path, [&](const Arguments& a) {
+            if (a.is("--by"))
+                by = chosen(a, kGroupings);
+            else if (a.is("--device-usage"))
+                device_usage = true;
             else
-                return usage_error(fmt::format("--format must be table, csv or json (got '{}')", v));
-        } else if (path.empty()) {
-            path = args.operand();
-        } else {
-            return usage_error(fmt::format("more than one PATH given ('{}' and '{}')", path, args.operand()));
-        }
-    }
-    if (path.empty()) return usage_error("PATH is missing");
+                format = chosen(a, kTableCsvOrJson);
+        }))
+        return *done;
+    const bool by_dimension = by == Grouping::dimension, by_phase = by == Grouping::phase;
     if (device_usage && (by_dimension || by_phase))
-        return usage_error("--device-usage and --by dimension or phase do not go together");
+        return usage_error(kName, kUsageLine, "--device-usage and --by dimension or phase do not go together");
 
     SystemStatistics s;
     if (const auto failed =

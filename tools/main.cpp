@@ -4,12 +4,12 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <exception>
-#include <new>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <iterator>
+#include <new>
 #include <string>
 #include <string_view>
 
@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
         // exception from aborting the program with no word of what it was working on.
         try {
             return c->run(argc - 1, argv + 1);
-        } catch (const UsageError& e) {  // thrown by Arguments, before the command did anything
+        } catch (const UsageError& e) {  // thrown while reading the command line, before the command did anything
             return usage_error(c->name, c->usage, e.what());
         } catch (const std::bad_alloc&) {
             report(c->name, fmt::format("out of memory working on {} (nothing written)", arguments(argc, argv)));

@@ -51,7 +51,7 @@ SiteTable& site_table() { return *g_site_table; }
 // In front of the table: one entry per slot, chosen by the code object (or C function), holding
 // the last key seen there. A loop calling the same functions with the same argument types hits
 // it with one word-by-word compare, instead of hashing the key and walking a bucket (measured:
-// the table's find was the hook's largest cost).
+// without it, the table's find is the hook's largest cost).
 struct CachedKey {
     std::uint64_t words[14];
     std::uint32_t size = 0;

@@ -1,6 +1,6 @@
 // The markers' Python types, written against the C API rather than pybind11: a `with` block
 // costs three calls (scope(), __enter__, __exit__), and pybind11's generic argument dispatch
-// tripled the cost of each when both were measured. What a scope costs now: docs/python.md.
+// triples the cost of each (measured side by side). What a scope costs: docs/python.md.
 #pragma once
 
 #include <Python.h>

@@ -1,7 +1,6 @@
 // `ringprof flame` run as a user would, on fixtures in both ML-Agents forms.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +9,7 @@
 
 #include "flame_test_trees.hpp"
 #include "folded_lines.hpp"
+#include "gzip_text.hpp"
 #include "ringprof/timers_json.hpp"
 #include "tool_run.hpp"
 
@@ -91,10 +91,7 @@ TEST(Cli, ReadsACompressedChromeTrace) {
 {"name": "thread_name", "ph": "M", "pid": 1, "tid": 5, "args": {"name": "learner"}},
 {"name": "update", "ph": "X", "pid": 1, "tid": 5, "ts": 0, "dur": 2500},
 {"name": "sgd", "ph": "X", "pid": 1, "tid": 5, "ts": 100, "dur": 2000}]})";
-    gzFile f = gzopen(trace.c_str(), "wb");
-    ASSERT_NE(f, nullptr);
-    gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
-    gzclose(f);
+    ASSERT_TRUE(ringprof::testing::write_gzip_file(trace, text));
 
     const ToolRun r = run_tool("'" + trace + "' -f folded");
     ASSERT_EQ(r.code, 0) << r.err;

@@ -1,10 +1,10 @@
 // `ringprof flame` on traces: events nest by time per thread, threads merge with the parallel flag.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <filesystem>
 
 #include "flame_test_trees.hpp"
+#include "gzip_text.hpp"
 #include "ringprof/flame.hpp"
 
 namespace {
@@ -17,10 +17,7 @@ std::string out_dir() {
 
 std::string write_gz(const std::string& name, const std::string& text) {
     const std::string path = out_dir() + "/" + name;
-    gzFile f = gzopen(path.c_str(), "wb");
-    EXPECT_NE(f, nullptr);
-    EXPECT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
-    gzclose(f);
+    EXPECT_TRUE(ringprof::testing::write_gzip_file(path, text)) << path;
     return path;
 }
 

@@ -5,19 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include "bounded_process.hpp"
+#include "handoff_queue.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
+#include "timer_tree_reading.hpp"
 
 namespace ringprof::testing {
 namespace {
@@ -25,58 +23,6 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr Site kHandedOver{"handed_over", "", "", 0};
-
-std::string metadata_value(const TimerTree& tree, const std::string& key) {
-    const std::string* v = tree.find_metadata(key);
-    return v != nullptr ? *v : "";
-}
-
-// Levels below the root, the deepest path, walked without recursion.
-std::size_t tree_depth(const TimerNode& root) {
-    std::size_t deepest = 0;
-    std::vector<std::pair<const TimerNode*, std::size_t>> todo{{&root, 0}};
-    while (!todo.empty()) {
-        const auto [node, depth] = todo.back();
-        todo.pop_back();
-        deepest = std::max(deepest, depth);
-        for (const TimerNode& c : node->children) todo.emplace_back(&c, depth + 1);
-    }
-    return deepest;
-}
-
-// Ends on a worker every scope the opener hands over.
-class ScopeCourier {
-public:
-    void push(std::unique_ptr<detail::Scope> s) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        queue_.push_back(std::move(s));
-        ready_.notify_one();
-    }
-    void serve() {
-        for (;;) {
-            std::unique_ptr<detail::Scope> s;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                ready_.wait(lock, [&] { return !queue_.empty() || done_; });
-                if (queue_.empty()) return;
-                s = std::move(queue_.front());
-                queue_.pop_front();
-            }
-            s.reset();  // ends the scope here, on the worker
-        }
-    }
-    void stop() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        done_ = true;
-        ready_.notify_all();
-    }
-
-private:
-    std::mutex mutex_;
-    std::condition_variable ready_;
-    std::deque<std::unique_ptr<detail::Scope>> queue_;
-    bool done_ = false;
-};
 
 // No scope around the handed-over ones: before, each stayed open on the opener, the next nested
 // below it, and the tree grew one level per hand-over until the drainer's fold overflowed.

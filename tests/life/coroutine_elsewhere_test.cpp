@@ -1,67 +1,38 @@
 // A C++20 coroutine opens a PROF_SCOPE on one thread, waits, and is resumed on another, where
-// the scope ends. Before, the scope stayed open on the opener, each next one nested below it, and
-// 200,000 of them crashed the drainer. Now each is closed where it opened, at its end, and the
-// opener's own scopes stay at its root. Built as C++20 where the compiler has <coroutine>
-// (tests/CMakeLists.txt); elsewhere the test skips.
+// the scope ends. Each is closed where it opened, at its end, and the opener's own scopes stay at
+// its root: a scope left open on the opener would hold each next one below it, a level per
+// request, and 200,000 of them would overflow the drainer. Built as C++20 where the compiler has
+// <coroutine> (tests/CMakeLists.txt); elsewhere the test skips.
 #include <gtest/gtest.h>
 
 #if __cplusplus >= 202002L && __has_include(<coroutine>)
-#include <condition_variable>
 #include <coroutine>
-#include <deque>
 #include <exception>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include "bounded_process.hpp"
+#include "env_session.hpp"
+#include "handoff_queue.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
+#include "timer_tree_reading.hpp"
 
 namespace ringprof::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-// A worker that resumes the coroutines handed to it, and frees each once it has finished.
-class Resumer {
-public:
-    void push(std::coroutine_handle<> h) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        room_.wait(lock, [&] { return queue_.size() < kMaxQueued; });  // bounds the frames alive
-        queue_.push_back(h);
-        ready_.notify_one();
-    }
-    void serve() {
-        for (;;) {
-            std::coroutine_handle<> h;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                ready_.wait(lock, [&] { return !queue_.empty() || done_; });
-                if (queue_.empty()) return;
-                h = queue_.front();
-                queue_.pop_front();
-                room_.notify_one();
-            }
-            h.resume();  // the coroutine's scope ends here, on this thread
-            if (h.done()) h.destroy();
-        }
-    }
-    void stop() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        done_ = true;
-        ready_.notify_all();
-    }
+// A worker that resumes the coroutines handed to it (at most 1,000 waiting: that bounds the
+// frames alive), and frees each once it has finished.
+using Resumer = HandoffQueue<std::coroutine_handle<>>;
+constexpr std::size_t kMaxWaiting = 1000;
 
-private:
-    static constexpr std::size_t kMaxQueued = 1000;
-    std::mutex mutex_;
-    std::condition_variable ready_;
-    std::condition_variable room_;
-    std::deque<std::coroutine_handle<>> queue_;
-    bool done_ = false;
-};
+void resume_and_free(std::coroutine_handle<> h) {
+    h.resume();  // the coroutine's scope ends here, on this thread
+    if (h.done()) h.destroy();
+}
 
 // Fire and forget: runs until its first suspension on the caller; the resumer frees it.
 struct Detached {
@@ -87,29 +58,15 @@ Detached handle_request(Resumer& resumer) {
     PROF_SCOPE("reply");  // on the resumer: its own root
 }
 
-std::size_t deepest_level(const TimerNode& root) {
-    std::size_t deepest = 0;
-    std::vector<std::pair<const TimerNode*, std::size_t>> todo{{&root, 0}};
-    while (!todo.empty()) {
-        const auto [node, depth] = todo.back();
-        todo.pop_back();
-        deepest = std::max(deepest, depth);
-        for (const TimerNode& c : node->children) todo.emplace_back(&c, depth + 1);
-    }
-    return deepest;
-}
-
 TEST(CoroutineElsewhere, ScopesOfCoroutinesResumedOnAnotherThreadCloseWhereTheyOpened) {
     TempDir dir;
     const std::string err = dir.str() + "/stderr.txt";
     const long requests = scaled(200000);
     const Outcome o = run_bounded(
         [&] {
-            set_env("RINGPROF_OUTPUT_DIR", dir.str());
-            set_env("RINGPROF_RUN_ID", "coroutines");
-            set_env("RINGPROF_BACKENDS", "timers,stats,trace");
-            Resumer resumer;
-            std::thread worker([&] { resumer.serve(); });
+            record_to(dir, "coroutines", "timers,stats,trace");
+            Resumer resumer(kMaxWaiting);
+            std::thread worker([&] { resumer.serve(resume_and_free); });
             for (long i = 0; i < requests; ++i) {
                 handle_request(resumer);
                 PROF_SCOPE("accept");
@@ -134,7 +91,7 @@ TEST(CoroutineElsewhere, ScopesOfCoroutinesResumedOnAnotherThreadCloseWhereTheyO
     ASSERT_NE(reply, nullptr);
     EXPECT_EQ(reply->count, static_cast<std::uint64_t>(requests));
     ASSERT_NE(tree.root.find("after"), nullptr);
-    EXPECT_EQ(deepest_level(tree.root), 1u);
+    EXPECT_EQ(tree_depth(tree.root), 1u);
     const std::string* misnested = tree.find_metadata("misnested_scopes");
     ASSERT_NE(misnested, nullptr);
     EXPECT_EQ(*misnested, std::to_string(requests));

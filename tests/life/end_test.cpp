@@ -13,27 +13,20 @@
 #include <thread>
 #include <vector>
 
+#include "blocking_backend.hpp"
 #include "bounded_process.hpp"
 #include "session/session_impl.hpp"
+#include "env_session.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
+#include "text_lines.hpp"
+#include "timers_only_config.hpp"
 
 namespace ringprof::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-std::string read_all(const std::string& path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-int count_of(const std::string& text, const std::string& needle) {
-    int n = 0;
-    for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-    return n;
-}
 
 std::uint64_t count_in_timers(const std::string& path, const char* name) {
     const TimerTree tree = load_timers_json(path);
@@ -71,10 +64,18 @@ public:
     }
 };
 
-void record_timers_to(const TempDir& dir, const char* run_id) {
-    set_env("RINGPROF_OUTPUT_DIR", dir.str());
-    set_env("RINGPROF_RUN_ID", run_id);
-    set_env("RINGPROF_BACKENDS", "timers");
+// In the child: a first scope starts the session (timers, from the environment), `writer` joins
+// it, then `scopes` scopes named "work" run; at exit the end waits for the writer as long as it
+// makes progress, and `exit_wait` at most without.
+void record_behind(const TempDir& dir, const char* run_id, std::chrono::milliseconds exit_wait,
+                   std::unique_ptr<Backend> writer, long scopes) {
+    record_to(dir, run_id, "timers");
+    detail::set_exit_wait_for_testing(exit_wait);
+    { PROF_SCOPE("first"); }
+    Session::current()->add_backend(std::move(writer));
+    for (long i = 0; i < scopes; ++i) {
+        PROF_SCOPE("work");
+    }
 }
 
 // 5 s of writing left at exit, against a bound of 2 s without progress: a fixed total of 2 s
@@ -87,21 +88,15 @@ TEST(End, WaitsWhileATimelineBackendMakesProgress) {
     constexpr long kScopes = 100'000;
     const Outcome o = run_bounded(
         [&] {
-            record_timers_to(dir, "slow");
-            detail::set_exit_wait_for_testing(2000ms);
-            { PROF_SCOPE("first"); }
-            Session::current()->add_backend(std::make_unique<SlowSpans>(got, 50us));
-            for (long i = 0; i < kScopes; ++i) {
-                PROF_SCOPE("work");
-            }
+            record_behind(dir, "slow", 2000ms, std::make_unique<SlowSpans>(got, 50us), kScopes);
             return 0;  // exit with ~5 s of spans still to write
         },
         stderr_to(err, 120s));
     ASSERT_TRUE(o.finished) << "exit hung";
     EXPECT_EQ(o.exit_code, 0);
-    const std::string text = read_all(err);
-    EXPECT_EQ(count_of(text, "gave up"), 0) << text;
-    EXPECT_EQ(read_all(got), std::to_string(kScopes)) << "every span reached the slow backend";
+    const std::string text = read_text(err);
+    EXPECT_EQ(occurrences(text, "gave up"), 0) << text;
+    EXPECT_EQ(read_text(got), std::to_string(kScopes)) << "every span reached the slow backend";
     EXPECT_EQ(count_in_timers(dir.str() + "/slow_timers.json", "work"), static_cast<std::uint64_t>(kScopes));
 }
 
@@ -110,23 +105,17 @@ TEST(End, WritesTheAggregatesWhenATimelineBackendNeverReturns) {
     const std::string err = dir.str() + "/stderr.txt";
     const Outcome o = run_bounded(
         [&] {
-            record_timers_to(dir, "stuck");
-            detail::set_exit_wait_for_testing(300ms);
-            { PROF_SCOPE("first"); }
-            Session::current()->add_backend(std::make_unique<NeverReturns>());
-            for (int i = 0; i < 1000; ++i) {
-                PROF_SCOPE("work");
-            }
+            record_behind(dir, "stuck", 300ms, std::make_unique<NeverReturns>(), 1000);
             return 0;
         },
         stderr_to(err, 60s));
     ASSERT_TRUE(o.finished) << "exit waited for a backend that never returns";
     EXPECT_EQ(o.exit_code, 0);
     EXPECT_EQ(count_in_timers(dir.str() + "/stuck_timers.json", "work"), 1000u) << "the aggregates are whole";
-    const std::string text = read_all(err);
-    EXPECT_EQ(count_of(text, "gave up on the timeline writer after 0.3 s without progress"), 1) << text;
-    EXPECT_EQ(count_of(text, "backend 'never_returns'"), 1) << "names the backend it is blocked in: " << text;
-    EXPECT_EQ(count_of(text, "the output of never_returns may be incomplete"), 1) << "names what is left: " << text;
+    const std::string text = read_text(err);
+    EXPECT_EQ(occurrences(text, "gave up on the timeline writer after 0.3 s without progress"), 1) << text;
+    EXPECT_EQ(occurrences(text, "backend 'never_returns'"), 1) << "names the backend it is blocked in: " << text;
+    EXPECT_EQ(occurrences(text, "the output of never_returns may be incomplete"), 1) << "names what is left: " << text;
 }
 
 // Another thread's flush() waits for a writer that never returns when main returns: the end
@@ -137,13 +126,7 @@ TEST(End, AFlushWaitingForAStuckWriterHoldsExitForABoundedTimeAndTheAggregatesAr
     const std::string err = dir.str() + "/stderr.txt";
     const Outcome o = run_bounded(
         [&] {
-            record_timers_to(dir, "flushing");
-            detail::set_exit_wait_for_testing(300ms);
-            { PROF_SCOPE("first"); }
-            Session::current()->add_backend(std::make_unique<NeverReturns>());
-            for (int i = 0; i < 1000; ++i) {
-                PROF_SCOPE("work");
-            }
+            record_behind(dir, "flushing", 300ms, std::make_unique<NeverReturns>(), 1000);
             std::atomic<bool> flushing{false};
             std::thread([&flushing] {
                 flushing = true;
@@ -157,37 +140,27 @@ TEST(End, AFlushWaitingForAStuckWriterHoldsExitForABoundedTimeAndTheAggregatesAr
     ASSERT_TRUE(o.finished) << "exit waited for a flush that never returns";
     EXPECT_EQ(o.exit_code, 0);
     EXPECT_EQ(count_in_timers(dir.str() + "/flushing_timers.json", "work"), 1000u) << "the aggregates are whole";
-    const std::string text = read_all(err);
-    EXPECT_EQ(count_of(text, "gave up on the timeline writer"), 1) << text;
+    const std::string text = read_text(err);
+    EXPECT_EQ(occurrences(text, "gave up on the timeline writer"), 1) << text;
 }
 
 // The drainer's final snapshot blocks until released; the end gives up on it, and the next
 // session records on the same thread. The given-up drainer must never keep that thread's ring:
 // the next session sees every scope.
 std::atomic<bool> g_hold_final{false};
-class HoldsTheFinalSnapshot : public Backend {
-public:
-    const char* name() const override { return "holds_the_final_snapshot"; }
-    void on_snapshot(const Snapshot& s) override {
-        while (s.final && g_hold_final.load()) std::this_thread::sleep_for(1ms);
-    }
-};
 
 TEST(End, ADrainerGivenUpOnNeverTakesTheNextSessionsScopes) {
     TempDir dir;
     const std::string err = dir.str() + "/stderr.txt";
     const Outcome o = run_bounded(
         [&] {
-            Config c;
-            c.output_dir = dir.str();
-            c.run_id = "first";
-            c.backends = {"timers"};
+            Config c = timers_only(dir, "first");
             c.flush_interval_ms = 1;  // a periodic drain right after the held call returns, too
             detail::set_exit_wait_for_testing(300ms);
             g_hold_final = true;
             {
                 Session first(c);
-                first.add_backend(std::make_unique<HoldsTheFinalSnapshot>());
+                first.add_backend(std::make_unique<HoldsTheFinalSnapshot>(g_hold_final));
                 for (int i = 0; i < 100; ++i) {
                     PROF_SCOPE("in_first");
                 }
@@ -224,7 +197,7 @@ TEST(End, ADrainerGivenUpOnNeverTakesTheNextSessionsScopes) {
         },
         stderr_to(err, 120s));
     ASSERT_TRUE(o.finished) << "hung";
-    EXPECT_EQ(o.exit_code, 0) << read_all(err);
+    EXPECT_EQ(o.exit_code, 0) << read_text(err);
 }
 
 // A timeline backend stuck while the program records flat out with a flush interval: the flush
@@ -246,10 +219,7 @@ TEST(End, AFlushIntervalNeverCostsTheAggregates) {
     const std::string err = dir.str() + "/stderr.txt";
     const Outcome o = run_bounded(
         [&] {
-            Config c;
-            c.output_dir = dir.str();
-            c.run_id = "interval";
-            c.backends = {"timers"};
+            Config c = timers_only(dir, "interval");
             c.flush_interval_ms = 5;
             c.ring_bytes = 4096;  // full in 256 events: the producer depends on the drainer all along
             Session session(c);
@@ -272,7 +242,7 @@ TEST(End, AFlushIntervalNeverCostsTheAggregates) {
         },
         stderr_to(err, 120s));
     ASSERT_TRUE(o.finished) << "hung";
-    EXPECT_EQ(o.exit_code, 0) << read_all(err);
+    EXPECT_EQ(o.exit_code, 0) << read_text(err);
 }
 
 // While the writer is stuck, the drainer's periodic flushes go on writing the aggregates, but
@@ -301,10 +271,7 @@ TEST(End, AWriterBehindAPeriodicFlushHoldsOneSnapshotNotOnePerInterval) {
     const std::string err = dir.str() + "/stderr.txt";
     const Outcome o = run_bounded(
         [&] {
-            Config c;
-            c.output_dir = dir.str();
-            c.run_id = "behind";
-            c.backends = {"timers"};
+            Config c = timers_only(dir, "behind");
             c.flush_interval_ms = 1;
             Session session(c);
             session.add_backend(std::make_unique<CountsSnapshots>());
@@ -325,7 +292,7 @@ TEST(End, AWriterBehindAPeriodicFlushHoldsOneSnapshotNotOnePerInterval) {
         },
         stderr_to(err, 120s));
     ASSERT_TRUE(o.finished) << "hung";
-    EXPECT_EQ(o.exit_code, 0) << read_all(err);
+    EXPECT_EQ(o.exit_code, 0) << read_text(err);
 }
 
 }  // namespace

@@ -122,7 +122,7 @@ TEST(ForkGate, AForkWaitsUntilTheTimelineWriterIsOutOfItsBackend) {
 TEST(ForkGate, AForkWaitsUntilTheDrainerIsOutOfItsBackend) { expect_child_finds_the_lock_free(Hold::OnDrainerBriefly); }
 
 // The bound: fork() goes ahead after kMaxForkWait. The child then does inherit the held lock
-// (what a fork did before the gate), and the parent's session ends normally.
+// (what every fork would do without the gate), and the parent's session ends normally.
 TEST(ForkGate, ABackendThatNeverReturnsDelaysAForkButDoesNotBlockIt) {
     TempDir dir;
     const std::string stderr_path = dir.str() + "/stderr.txt";
@@ -193,8 +193,7 @@ TEST(ForkGate, AMemberStaysParkedUntilTheLastOfTwoForksIsDone) {
 
 // Stress: two threads fork over and over while producers flood 1 KiB rings (the drainer and the
 // writer never rest) and the drainer writes snapshots every 2 ms; every child starts a session of
-// its own, records exactly and ends. Under ASan's allocator this hung 13 forks in 20 before the
-// gate.
+// its own, records exactly and ends. Without the gate, ASan's allocator hangs 13 forks in 20.
 int fork_many_from_two_threads(const std::string& dir) {
     Config c;
     c.output_dir = dir;

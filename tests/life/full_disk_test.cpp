@@ -14,16 +14,19 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "blocking_backend.hpp"
 #include "bounded_process.hpp"
 #include "session/session_impl.hpp"
+#include "env_session.hpp"
+#include "gzip_text.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
-#include "gzip_text.hpp"
 #include "temp_dir.hpp"
 #include "text_lines.hpp"
 
@@ -96,31 +99,44 @@ long spans_named(const std::string& json, const std::string& name) {
     return n;
 }
 
-void use_timelines(const std::string& dir, const char* run_id) {
-    set_env("RINGPROF_OUTPUT_DIR", dir);
-    set_env("RINGPROF_RUN_ID", run_id);
-    set_env("RINGPROF_TIMELINE_MIN_NS", "0");
-    set_env("RINGPROF_BACKENDS", "timers,trace,pythontimeline");
+// What a child that recorded every output left: how it ended, what it said on stderr, and the
+// files under its output folder.
+struct TimelinesRun {
+    Outcome outcome;
+    std::string err;
+    std::vector<std::string> names;
+};
+
+// Runs `scenario` in a child whose session records the timers, the trace and the pythontimeline,
+// every span, into `out` as `run_id`.
+TimelinesRun record_timelines(const TempDir& dir, const std::string& out, const char* run_id,
+                              const std::function<int()>& scenario) {
+    const std::string err_path = dir.str() + "/stderr.txt";
+    TimelinesRun r;
+    r.outcome = run_bounded(
+        [&] {
+            record_to(out, run_id, "timers,trace,pythontimeline");
+            set_env("RINGPROF_TIMELINE_MIN_NS", "0");
+            return scenario();
+        },
+        stderr_to(err_path));
+    r.err = read_text(err_path);
+    r.names = files_under(out);
+    return r;
 }
 
 TEST(FullDisk, ATraceThatCannotBeCompletedIsNamedAndNeverStandsAtItsFinalName) {
     TempDir dir;
-    const std::string err_path = dir.str() + "/stderr.txt";
     const std::string out = dir.str() + "/out";
-    const Outcome o = run_bounded(
-        [&] {
-            use_timelines(out, "full");
-            record(100);
-            ringprof::flush();                          // every output has started before the disk fills
-            if (!limit_file_size(16 * 1024)) return 9;  // far below the trace's gzip stream
-            record(20000);
-            return 0;  // a normal exit: the session's end writes the outputs
-        },
-        stderr_to(err_path));
-    const std::string err = read_text(err_path);
+    const auto [o, err, names] = record_timelines(dir, out, "full", [&] {
+        record(100);
+        ringprof::flush();                          // every output has started before the disk fills
+        if (!limit_file_size(16 * 1024)) return 9;  // far below the trace's gzip stream
+        record(20000);
+        return 0;  // a normal exit: the session's end writes the outputs
+    });
     ASSERT_TRUE(o.finished);
     EXPECT_EQ(o.exit_code, 0) << "signal " << o.signal << "\n" << err;
-    const std::vector<std::string> names = files_under(out);
     EXPECT_FALSE(fs::exists(out + "/full_trace.json.gz")) << "a truncated trace at its final name\n" << err;
     EXPECT_TRUE(fs::exists(out + "/full_trace.json.gz.incomplete")) << err;
     EXPECT_EQ(lines_naming(err, "'" + out + "/full_trace.json.gz.incomplete'"), 1) << err;
@@ -133,29 +149,23 @@ TEST(FullDisk, ATraceThatCannotBeCompletedIsNamedAndNeverStandsAtItsFinalName) {
 
 TEST(FullDisk, ADiskFullForAMomentLeavesEveryTimelineWholeAndComplete) {
     TempDir dir;
-    const std::string err_path = dir.str() + "/stderr.txt";
     const std::string out = dir.str() + "/out";
     constexpr int kBefore = 500, kWhileFull = 1500, kAfter = 500;
-    const Outcome o = run_bounded(
-        [&] {
-            use_timelines(out, "moment");
-            set_env("RINGPROF_PYTHONTIMELINE_MAX_BYTES", "100000000");  // one file for the whole run
-            record(kBefore);
-            ringprof::flush();
-            // The pythontimeline file is far past 2 KiB by now: its next write is refused, or cut
-            // where the limit falls, mid-record.
-            if (!limit_file_size(64 * 1024)) return 9;
-            record(kWhileFull);
-            ringprof::flush();
-            if (!lift_file_size_limit()) return 9;  // the disk has room again
-            record(kAfter);
-            return 0;
-        },
-        stderr_to(err_path));
-    const std::string err = read_text(err_path);
+    const auto [o, err, names] = record_timelines(dir, out, "moment", [&] {
+        set_env("RINGPROF_PYTHONTIMELINE_MAX_BYTES", "100000000");  // one file for the whole run
+        record(kBefore);
+        ringprof::flush();
+        // The pythontimeline file is far past 2 KiB by now: its next write is refused, or cut
+        // where the limit falls, mid-record.
+        if (!limit_file_size(64 * 1024)) return 9;
+        record(kWhileFull);
+        ringprof::flush();
+        if (!lift_file_size_limit()) return 9;  // the disk has room again
+        record(kAfter);
+        return 0;
+    });
     ASSERT_TRUE(o.finished);
     EXPECT_EQ(o.exit_code, 0) << "signal " << o.signal << "\n" << err;
-    const std::vector<std::string> names = files_under(out);
     EXPECT_EQ(count_ending(names, ".tmp"), 0) << err;
     EXPECT_EQ(count_ending(names, ".incomplete"), 0) << err;
     std::vector<std::string> timelines;
@@ -173,25 +183,19 @@ TEST(FullDisk, ADiskFullForAMomentLeavesEveryTimelineWholeAndComplete) {
 
 TEST(FullDisk, WhileTheDiskStaysFullOneFileIsRetriedAndNothingAccumulates) {
     TempDir dir;
-    const std::string err_path = dir.str() + "/stderr.txt";
     const std::string out = dir.str() + "/out";
-    const Outcome o = run_bounded(
-        [&] {
-            use_timelines(out, "stays");
-            set_env("RINGPROF_PYTHONTIMELINE_MAX_BYTES", "65536");  // a file would rotate every 600 spans
-            set_env("RINGPROF_FLUSH_INTERVAL_MS", "10");
-            if (!limit_file_size(8 * 1024)) return 9;  // below what a timeline takes in its first writes
-            for (int i = 0; i < 100; ++i) {
-                record(100);
-                std::this_thread::sleep_for(std::chrono::milliseconds(2));
-            }
-            return 0;
-        },
-        stderr_to(err_path));
-    const std::string err = read_text(err_path);
+    const auto [o, err, names] = record_timelines(dir, out, "stays", [&] {
+        set_env("RINGPROF_PYTHONTIMELINE_MAX_BYTES", "65536");  // a file would rotate every 600 spans
+        set_env("RINGPROF_FLUSH_INTERVAL_MS", "10");
+        if (!limit_file_size(8 * 1024)) return 9;  // below what a timeline takes in its first writes
+        for (int i = 0; i < 100; ++i) {
+            record(100);
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+        return 0;
+    });
     ASSERT_TRUE(o.finished);
     EXPECT_EQ(o.exit_code, 0) << "signal " << o.signal << "\n" << err;
-    const std::vector<std::string> names = files_under(out);
     EXPECT_EQ(count_ending(names, ".tmp"), 0) << "retries left files behind\n" << err;
     EXPECT_EQ(count_ending(names, "_pythontimeline.json"), 0) << "an incomplete timeline under pevents/\n" << err;
     EXPECT_EQ(count_ending(names, "_pythontimeline.json.incomplete"), 1) << err;
@@ -204,34 +208,20 @@ TEST(FullDisk, WhileTheDiskStaysFullOneFileIsRetriedAndNothingAccumulates) {
 
 std::atomic<bool> g_block_final_snapshot{false};
 
-class BlocksInTheFinalSnapshot : public Backend {
-public:
-    const char* name() const override { return "blocks_in_the_final_snapshot"; }
-    void on_snapshot(const Snapshot& s) override {
-        while (s.final && g_block_final_snapshot) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-};
-
 TEST(StreamedOutputs, ATraceThatAnEndGaveUpOnIsNeverAtItsFinalName) {
     TempDir dir;
-    const std::string err_path = dir.str() + "/stderr.txt";
     const std::string out = dir.str() + "/out";
-    const Outcome o = run_bounded(
-        [&] {
-            use_timelines(out, "gaveup");
-            detail::set_exit_wait_for_testing(std::chrono::milliseconds(300));
-            record(100);
-            ringprof::flush();
-            g_block_final_snapshot = true;
-            Session::current()->add_backend(std::make_unique<BlocksInTheFinalSnapshot>());
-            record(100);
-            return 0;  // exit: the final snapshot blocks, the end gives up
-        },
-        stderr_to(err_path));
-    const std::string err = read_text(err_path);
+    const auto [o, err, names] = record_timelines(dir, out, "gaveup", [&] {
+        detail::set_exit_wait_for_testing(std::chrono::milliseconds(300));
+        record(100);
+        ringprof::flush();
+        g_block_final_snapshot = true;
+        Session::current()->add_backend(std::make_unique<HoldsTheFinalSnapshot>(g_block_final_snapshot));
+        record(100);
+        return 0;  // exit: the final snapshot blocks, the end gives up
+    });
     ASSERT_TRUE(o.finished) << err;
     EXPECT_EQ(o.exit_code, 0) << err;
-    const std::vector<std::string> names = files_under(out);
     EXPECT_FALSE(fs::exists(out + "/gaveup_trace.json.gz")) << "an unfinished trace at its final name\n" << err;
     EXPECT_EQ(count_ending(names, "_pythontimeline.json"), 0) << err;
     // What was flushed is there, under the temporary name a reader does not take for finished.

@@ -6,79 +6,34 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include "bounded_process.hpp"
+#include "env_session.hpp"
+#include "handoff_queue.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
+#include "timer_tree_reading.hpp"
 
 namespace ringprof::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-std::string metadata(const TimerTree& tree, const std::string& key) {
-    for (const auto& [k, v] : tree.metadata) {
-        if (k == key) return v;
-    }
-    return "";
-}
-
 constexpr Site kMoved{"moved_to_a_task", "", "", 0};
-
-// Scopes handed from the opening thread to a worker that ends them.
-class Handoff {
-public:
-    void push(std::unique_ptr<detail::Scope> s) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        queue_.push_back(std::move(s));
-        ready_.notify_one();
-    }
-    // Ends every scope handed over until told to stop.
-    void serve() {
-        for (;;) {
-            std::unique_ptr<detail::Scope> s;
-            {
-                std::unique_lock<std::mutex> lock(mutex_);
-                ready_.wait(lock, [&] { return !queue_.empty() || done_; });
-                if (queue_.empty()) return;
-                s = std::move(queue_.front());
-                queue_.pop_front();
-            }
-            { PROF_SCOPE("worker_own"); }
-            s.reset();  // ends the scope here, on the worker
-        }
-    }
-    void stop() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        done_ = true;
-        ready_.notify_all();
-    }
-
-private:
-    std::mutex mutex_;
-    std::condition_variable ready_;
-    std::deque<std::unique_ptr<detail::Scope>> queue_;
-    bool done_ = false;
-};
 
 TEST(Misuse, ScopesEndedOnAnotherThreadAreCountedAndReportedAndTheOutputsStayWhole) {
     TempDir dir;
     const std::string err = dir.str() + "/stderr.txt";
     const Outcome o = run_bounded(
         [&] {
-            set_env("RINGPROF_OUTPUT_DIR", dir.str());
-            set_env("RINGPROF_RUN_ID", "moved");
-            set_env("RINGPROF_BACKENDS", "timers,trace");
-            Handoff handoff;
+            record_to(dir, "moved", "timers,trace");
+            ScopeCourier handoff([] { PROF_SCOPE("worker_own"); });  // the worker's own scope before each end
             std::thread worker([&] { handoff.serve(); });
             const auto until = std::chrono::steady_clock::now() + 300ms;
             long moved = 0;
@@ -104,9 +59,9 @@ TEST(Misuse, ScopesEndedOnAnotherThreadAreCountedAndReportedAndTheOutputsStayWho
     // Every end made on the worker is refused there, none written into the opening thread's ring.
     const long moved = std::atol(read_text(dir.str() + "/moved_count.txt").c_str());
     ASSERT_GT(moved, 0);
-    EXPECT_EQ(std::atol(metadata(tree, "scopes_ended_on_another_thread").c_str()), moved);
+    EXPECT_EQ(std::atol(metadata_value(tree, "scopes_ended_on_another_thread").c_str()), moved);
     // The opening thread's decode finds its moved scopes open under its next `outer` end.
-    EXPECT_GT(std::atoll(metadata(tree, "misnested_scopes").c_str()), 0);
+    EXPECT_GT(std::atoll(metadata_value(tree, "misnested_scopes").c_str()), 0);
     ASSERT_NE(tree.root.find("outer"), nullptr);
     EXPECT_EQ(tree.root.find("outer")->count, static_cast<std::uint64_t>(moved));
     const std::string text = read_text(err);

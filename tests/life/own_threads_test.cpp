@@ -26,15 +26,18 @@
 
 #include <simdjson.h>
 
+#include "blocking_backend.hpp"
 #include "bounded_process.hpp"
 #include "session/session_impl.hpp"
 #include "drain/thread_role.hpp"
+#include "env_session.hpp"
+#include "gzip_text.hpp"
 #include "process/quiet_thread.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "sanitizer_build.hpp"
-#include "gzip_text.hpp"
 #include "temp_dir.hpp"
+#include "text_lines.hpp"
 
 // ---- allocation failures, injected on ringprof's threads only ----------------------------------
 // While set, every allocation made on the drainer or the timeline writer fails as it does under a
@@ -94,18 +97,6 @@ long spans_named_in_trace(const std::filesystem::path& path, std::string_view na
         if (e["name"].get(event_name) == simdjson::SUCCESS && event_name == name) ++n;
     }
     return n;
-}
-
-int count_lines_with(const std::string& text, const std::string& needle) {
-    int n = 0;
-    for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
-    return n;
-}
-
-void record_to(const TempDir& dir, const char* run_id, const char* backends) {
-    set_env("RINGPROF_OUTPUT_DIR", dir.str());
-    set_env("RINGPROF_RUN_ID", run_id);
-    set_env("RINGPROF_BACKENDS", backends);
 }
 
 // ---- signals ------------------------------------------------------------------------------------
@@ -187,8 +178,8 @@ void expect_recording_off_with_one_line(const Outcome& o, const std::string& err
     ASSERT_TRUE(o.finished) << "the first PROF_SCOPE waited for a drainer that never started";
     EXPECT_EQ(o.exit_code, 0);
     const std::string err = read_text(err_path);
-    EXPECT_EQ(count_lines_with(err, "cannot start the drainer thread"), 1) << err;
-    EXPECT_EQ(count_lines_with(err, "\n"), 1) << err;
+    EXPECT_EQ(occurrences(err, "cannot start the drainer thread"), 1) << err;
+    EXPECT_EQ(occurrences(err, "\n"), 1) << err;
 }
 
 TEST(OwnThreads, WhenTheDrainerThreadCannotBeCreatedRecordingIsOffAndTheFirstScopeReturns) {
@@ -240,14 +231,6 @@ TEST(OwnThreads, AtTheProcessLimitRecordingIsOffAndTheFirstScopeReturns) {
 
 std::atomic<bool> g_block_final_snapshot{false};
 
-class BlocksInTheFinalSnapshot : public Backend {
-public:
-    const char* name() const override { return "blocks_in_the_final_snapshot"; }
-    void on_snapshot(const Snapshot& s) override {
-        while (s.final && g_block_final_snapshot) std::this_thread::sleep_for(1ms);
-    }
-};
-
 TEST(OwnThreads, ABackendBlockedInTheFinalSnapshotHoldsExitForABoundedTime) {
     TempDir dir;
     const std::string err = dir.str() + "/stderr.txt";
@@ -257,7 +240,7 @@ TEST(OwnThreads, ABackendBlockedInTheFinalSnapshotHoldsExitForABoundedTime) {
             detail::set_exit_wait_for_testing(300ms);
             { PROF_SCOPE("first"); }
             g_block_final_snapshot = true;
-            Session::current()->add_backend(std::make_unique<BlocksInTheFinalSnapshot>());
+            Session::current()->add_backend(std::make_unique<HoldsTheFinalSnapshot>(g_block_final_snapshot));
             for (int i = 0; i < 1000; ++i) {
                 PROF_SCOPE("work");
             }
@@ -267,9 +250,9 @@ TEST(OwnThreads, ABackendBlockedInTheFinalSnapshotHoldsExitForABoundedTime) {
     ASSERT_TRUE(o.finished) << "exit waited for a backend that never returns";
     EXPECT_EQ(o.exit_code, 0);
     const std::string text = read_text(err);
-    EXPECT_EQ(count_lines_with(text, "gave up on the drainer after 0.3 s without progress"), 1) << text;
-    EXPECT_EQ(count_lines_with(text, "backend 'blocks_in_the_final_snapshot'"), 1) << "names the backend: " << text;
-    EXPECT_EQ(count_lines_with(text, "\n"), 1) << text;
+    EXPECT_EQ(occurrences(text, "gave up on the drainer after 0.3 s without progress"), 1) << text;
+    EXPECT_EQ(occurrences(text, "backend 'blocks_in_the_final_snapshot'"), 1) << "names the backend: " << text;
+    EXPECT_EQ(occurrences(text, "\n"), 1) << text;
 }
 
 // ---- signal handlers during the session's start ------------------------------------------------
@@ -356,7 +339,7 @@ TEST(OwnThreads, AllocationFailuresOnRingprofsThreadsCostPartOfTheProfileNotTheP
     ASSERT_TRUE(o.finished);
     ASSERT_EQ(o.exit_code, 0) << "signal " << o.signal << ": " << read_text(err);
     const std::string text = read_text(err);
-    EXPECT_GE(count_lines_with(text, "profiler_failures"), 1) << text;
+    EXPECT_GE(occurrences(text, "profiler_failures"), 1) << text;
     const TimerTree tree = load_timers_json(dir.str() + "/nomem_timers.json");
     ASSERT_NE(tree.root.find("after"), nullptr);
     EXPECT_EQ(tree.root.find("after")->count, 100u);

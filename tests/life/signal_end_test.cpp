@@ -10,14 +10,14 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
+#include <functional>
 #include <string>
 #include <thread>
 
 #include <simdjson.h>
 
 #include "bounded_process.hpp"
+#include "env_session.hpp"
 #include "gzip_text.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
@@ -29,15 +29,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string read_file_bytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 // Events named `name` in a trace.json.gz whose gzip stream ends properly and whose JSON parses
 // whole; -1 if it does not.
 long spans_in_trace(const std::string& path, std::string_view name) {
-    const Inflated inflated = inflate_gzip(read_file_bytes(path));
+    const Inflated inflated = inflate_gzip(read_text(path));
     if (!inflated.ended) return -1;
     const std::string& json = inflated.text;
     simdjson::dom::parser parser;
@@ -54,16 +49,26 @@ long spans_in_trace(const std::string& path, std::string_view name) {
     return n;
 }
 
-void record_signalled_run_to(const TempDir& dir, const char* run_id) {
-    set_env("RINGPROF_OUTPUT_DIR", dir.str());
-    set_env("RINGPROF_RUN_ID", run_id);
-    set_env("RINGPROF_BACKENDS", "timers,trace");
-}
+void record_signalled_run_to(const TempDir& dir, const char* run_id) { record_to(dir, run_id, "timers,trace"); }
 
 void record_work() {
     for (int i = 0; i < 500; ++i) {
         PROF_SCOPE("work");
     }
+}
+
+// A child that records (`record`, which may also set up handlers around the session's start),
+// then sends itself `sig` and waits for the signal to end it.
+Outcome signalled_after(const TempDir& dir, const char* run_id, int sig, const std::function<void()>& record) {
+    return run_bounded(
+        [&] {
+            record_signalled_run_to(dir, run_id);
+            record();
+            ::kill(::getpid(), sig);
+            for (;;) std::this_thread::sleep_for(10ms);  // until the signal ends the process
+            return 0;
+        },
+        within(60s));
 }
 
 void expect_outputs_whole(const TempDir& dir, const char* run_id) {
@@ -79,15 +84,7 @@ class DefaultAction : public ::testing::TestWithParam<int> {};
 TEST_P(DefaultAction, WritesEveryOutputWholeAndTheProcessStillDiesOfTheSignal) {
     const int sig = GetParam();
     TempDir dir;
-    const Outcome o = run_bounded(
-        [&] {
-            record_signalled_run_to(dir, "signalled");
-            record_work();
-            ::kill(::getpid(), sig);
-            for (;;) std::this_thread::sleep_for(10ms);  // until the signal ends the process
-            return 0;
-        },
-        within(60s));
+    const Outcome o = signalled_after(dir, "signalled", sig, record_work);
     ASSERT_TRUE(o.finished) << "the signal did not end the process";
     EXPECT_EQ(o.signal, sig) << "exit code " << o.exit_code;
     expect_outputs_whole(dir, "signalled");
@@ -99,32 +96,20 @@ void exits_seven(int) { ::_exit(7); }
 
 TEST(SignalEnd, AHandlerInstalledBeforeTheSessionStaysTheProgramsOwn) {
     TempDir dir;
-    const Outcome o = run_bounded(
-        [&] {
-            record_signalled_run_to(dir, "own_before");
-            ::signal(SIGTERM, exits_seven);
-            record_work();  // the session starts here
-            ::kill(::getpid(), SIGTERM);
-            for (;;) std::this_thread::sleep_for(10ms);
-            return 0;
-        },
-        within(60s));
+    const Outcome o = signalled_after(dir, "own_before", SIGTERM, [] {
+        ::signal(SIGTERM, exits_seven);
+        record_work();  // the session starts here
+    });
     ASSERT_TRUE(o.finished);
     EXPECT_EQ(o.exit_code, 7) << "signal " << o.signal;
 }
 
 TEST(SignalEnd, AHandlerInstalledAfterTheSessionStartedWins) {
     TempDir dir;
-    const Outcome o = run_bounded(
-        [&] {
-            record_signalled_run_to(dir, "own_after");
-            record_work();
-            ::signal(SIGTERM, exits_seven);
-            ::kill(::getpid(), SIGTERM);
-            for (;;) std::this_thread::sleep_for(10ms);
-            return 0;
-        },
-        within(60s));
+    const Outcome o = signalled_after(dir, "own_after", SIGTERM, [] {
+        record_work();
+        ::signal(SIGTERM, exits_seven);
+    });
     ASSERT_TRUE(o.finished);
     EXPECT_EQ(o.exit_code, 7) << "signal " << o.signal;
 }
@@ -148,43 +133,52 @@ TEST(SignalEnd, AnIgnoredSignalStaysIgnored) {
 
 // POSIX: a process whose last thread ends exits with status 0, its exit handlers run. ringprof's
 // threads are not the program's and must not keep it alive.
-TEST(LastThread, AProgramWhoseEveryThreadEndedExitsWithItsOutputsWhole) {
-    if (kThreadSanitizer) {
-        // ThreadSanitizer's runtime keeps a thread of its own, which is not ringprof's: like any
-        // other library's thread it keeps the process alive. The release and ASan builds run it.
-        GTEST_SKIP() << "ThreadSanitizer's background thread keeps the process alive";
+class LastThread : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (kThreadSanitizer) {
+            // ThreadSanitizer's runtime keeps a thread of its own, which is not ringprof's: like any
+            // other library's thread it keeps the process alive. The release and ASan builds run these.
+            GTEST_SKIP() << "ThreadSanitizer's background thread keeps the process alive";
+        }
     }
+};
+
+// In the child: the first thread ends alone, `last` runs on a thread that outlives it, and that
+// thread, the program's last, ends with pthread_exit.
+int end_every_thread_after(void (*last)()) {
+    std::thread([last] {
+        last();
+        std::this_thread::sleep_for(100ms);  // the first thread has ended by now
+        ::pthread_exit(nullptr);             // the program's last thread
+    }).detach();
+    // The first thread ends alone (pthread_exit here would unwind into run_bounded's catch-all,
+    // which glibc forbids).
+    ::syscall(SYS_exit, 0);
+    return 1;
+}
+
+TEST_F(LastThread, AProgramWhoseEveryThreadEndedExitsWithItsOutputsWhole) {
     TempDir dir;
     const Outcome o = run_bounded(
         [&] {
             record_signalled_run_to(dir, "last_thread");
-            std::thread([] {
-                record_work();
-                std::this_thread::sleep_for(100ms);  // the first thread has ended by now
-                ::pthread_exit(nullptr);             // the program's last thread
-            }).detach();
-            // The first thread ends alone (pthread_exit here would unwind into run_bounded's
-            // catch-all, which glibc forbids).
-            ::syscall(SYS_exit, 0);
-            return 1;
+            return end_every_thread_after(record_work);
         },
         within(60s));
     ASSERT_TRUE(o.finished) << "ringprof's threads kept the process alive";
     // Under ASan, LeakSanitizer's check at exit finds the objects of the first thread's stack,
     // which ended without unwinding, unreachable, and fails the exit status: what is checked there
     // is that the process ended with its outputs whole.
-    if (!kAddressSanitizer) EXPECT_EQ(o.exit_code, 0) << "signal " << o.signal;
+    if (!kAddressSanitizer) {
+        EXPECT_EQ(o.exit_code, 0) << "signal " << o.signal;
+    }
     expect_outputs_whole(dir, "last_thread");
 }
 
 // After an explicit session has ended, no drainer looks any more; ringprof's thread that waits
 // for signals outlives it and must not keep the process alive either.
-TEST(LastThread, AfterTheSessionEndedRingprofsSignalThreadKeepsNoProcessAlive) {
-    if (kThreadSanitizer) {
-        // ThreadSanitizer's runtime keeps a thread of its own, which is not ringprof's: like any
-        // other library's thread it keeps the process alive. The release and ASan builds run it.
-        GTEST_SKIP() << "ThreadSanitizer's background thread keeps the process alive";
-    }
+TEST_F(LastThread, AfterTheSessionEndedRingprofsSignalThreadKeepsNoProcessAlive) {
     TempDir dir;
     const Outcome o = run_bounded(
         [&] {
@@ -193,16 +187,13 @@ TEST(LastThread, AfterTheSessionEndedRingprofsSignalThreadKeepsNoProcessAlive) {
             c.run_id = "ended";
             c.backends = {"timers"};
             { Session session(c); }
-            std::thread([] {
-                std::this_thread::sleep_for(100ms);
-                ::pthread_exit(nullptr);
-            }).detach();
-            ::syscall(SYS_exit, 0);
-            return 1;
+            return end_every_thread_after([] {});
         },
         within(60s));
     ASSERT_TRUE(o.finished) << "ringprof's threads kept the process alive";
-    if (!kAddressSanitizer) EXPECT_EQ(o.exit_code, 0) << "signal " << o.signal;  // see above
+    if (!kAddressSanitizer) {
+        EXPECT_EQ(o.exit_code, 0) << "signal " << o.signal;  // see above
+    }
 }
 
 }  // namespace

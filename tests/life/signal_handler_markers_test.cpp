@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bounded_process.hpp"
+#include "env_session.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/signal_handler.hpp"
 #include "ringprof/timers_json.hpp"
@@ -55,9 +56,7 @@ TimerTree hammer_from_a_handler(const TempDir& dir, Install how, long& main_scop
     const std::string counts = dir.str() + "/counts.txt";
     const Outcome o = run_bounded(
         [&] {
-            set_env("RINGPROF_OUTPUT_DIR", dir.str());
-            set_env("RINGPROF_RUN_ID", "handler");
-            set_env("RINGPROF_BACKENDS", "timers");
+            record_to(dir, "handler", "timers");
             { PROF_SCOPE("start"); }
             struct sigaction act {};
             act.sa_flags = SA_RESTART;
@@ -177,9 +176,7 @@ TEST(SignalHandlerMarkers, APlainSigactionHandlerLosesNothingSilently) {
     const std::string counts = dir.str() + "/counts.txt";
     const Outcome o = run_bounded(
         [&] {
-            set_env("RINGPROF_OUTPUT_DIR", dir.str());
-            set_env("RINGPROF_RUN_ID", "plain");
-            set_env("RINGPROF_BACKENDS", "timers");
+            record_to(dir, "plain", "timers");
             { PROF_SCOPE("start"); }
             struct sigaction act {};
             act.sa_flags = SA_RESTART;

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <zlib.h>
+#include "gzip_text.hpp"
 
 namespace merge_test {
 
@@ -17,10 +17,7 @@ void write_file(const fs::path& p, const std::string& content) {
 
 void write_gzip(const fs::path& p, const std::string& content) {
     fs::create_directories(p.parent_path());
-    gzFile f = gzopen(p.string().c_str(), "wb");
-    if (!f) throw std::runtime_error("cannot write " + p.string());
-    gzwrite(f, content.data(), static_cast<unsigned>(content.size()));
-    gzclose(f);
+    if (!ringprof::testing::write_gzip_file(p, content)) throw std::runtime_error("cannot write " + p.string());
 }
 
 fs::path pevents_file(const fs::path& root, std::int64_t end_us, const std::string& node, const std::string& suffix) {

@@ -18,53 +18,43 @@ if(SANITIZE)
   list(APPEND consumer_flags "-DCMAKE_CXX_FLAGS=-fsanitize=${SANITIZE}" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SANITIZE}")
 endif()
 
-function(build_and_run_consumer label package_arg)
-  set(dir ${WORK_DIR}/consumer_${label})
-  execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${dir} ${package_arg} ${consumer_flags}
+# Configures, builds and runs tests/package/PROGRAM (its executable has the folder's name) against
+# the LABEL package, which PACKAGE_ARG locates; WHAT names it in the messages. Leaves its build
+# folder in consumer_dir.
+get_filename_component(package_dir ${CONSUMER_DIR} DIRECTORY)
+function(build_and_run program what label package_arg)
+  set(dir ${WORK_DIR}/${program}_${label})
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${package_dir}/${program} -B ${dir} ${package_arg} ${consumer_flags}
                   RESULT_VARIABLE rc OUTPUT_QUIET)
   if(rc)
-    message(FATAL_ERROR "configuring the consumer with find_package(ringprof) (${label}) failed")
+    message(FATAL_ERROR "configuring ${what} with find_package(ringprof) (${label}) failed")
   endif()
   execute_process(COMMAND ${CMAKE_COMMAND} --build ${dir} RESULT_VARIABLE rc OUTPUT_QUIET)
   if(rc)
-    message(FATAL_ERROR "building the consumer against the ${label} package failed")
+    message(FATAL_ERROR "building ${what} against the ${label} package failed")
   endif()
-  execute_process(COMMAND ${dir}/consumer ${dir}/out RESULT_VARIABLE rc)
+  execute_process(COMMAND ${dir}/${program} ${dir}/out RESULT_VARIABLE rc)
   if(rc)
-    message(FATAL_ERROR "the consumer built against the ${label} package failed")
+    message(FATAL_ERROR "${what} built against the ${label} package failed")
   endif()
+  set(consumer_dir ${dir} PARENT_SCOPE)
 endfunction()
 
-build_and_run_consumer(installed -DCMAKE_PREFIX_PATH=${prefix})
-build_and_run_consumer(build_tree -Dringprof_DIR=${BUILD_DIR})
-
-# The shared library: a program and a plugin built with hidden visibility, both linking
-# ringprof::shared, record into one session (the hot path's globals exist once).
-set(CONSUMER_DIR ${CONSUMER_DIR}/../shared_consumer)
-function(build_and_run_shared_consumer label package_arg)
-  set(dir ${WORK_DIR}/shared_consumer_${label})
-  execute_process(COMMAND ${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${dir} ${package_arg} ${consumer_flags}
-                  RESULT_VARIABLE rc OUTPUT_QUIET)
-  if(rc)
-    message(FATAL_ERROR "configuring the shared-library consumer (${label}) failed")
-  endif()
-  execute_process(COMMAND ${CMAKE_COMMAND} --build ${dir} RESULT_VARIABLE rc OUTPUT_QUIET)
-  if(rc)
-    message(FATAL_ERROR "building the shared-library consumer against the ${label} package failed")
-  endif()
-  execute_process(COMMAND ${dir}/shared_consumer ${dir}/out RESULT_VARIABLE rc)
-  if(rc)
-    message(FATAL_ERROR "the shared-library consumer built against the ${label} package failed")
-  endif()
+foreach(label_and_arg "installed;-DCMAKE_PREFIX_PATH=${prefix}" "build_tree;-Dringprof_DIR=${BUILD_DIR}")
+  list(GET label_and_arg 0 label)
+  list(GET label_and_arg 1 package_arg)
+  build_and_run(consumer "the consumer" ${label} ${package_arg})
+  # The shared library: a program and a plugin built with hidden visibility, both linking
+  # ringprof::shared, record into one session (the hot path's globals exist once).
+  build_and_run(shared_consumer "the shared-library consumer" ${label} ${package_arg})
   # The plugin's markers use the library's state and rings, not copies of their own (a copy
   # would send every marker of the plugin through the slow path, or record into a second engine).
-  execute_process(COMMAND nm -D --defined-only ${dir}/libplugin.so OUTPUT_VARIABLE plugin_symbols RESULT_VARIABLE rc)
+  execute_process(COMMAND nm -D --defined-only ${consumer_dir}/libplugin.so OUTPUT_VARIABLE plugin_symbols
+                  RESULT_VARIABLE rc)
   if(rc OR plugin_symbols MATCHES "g_state|t_ring|g_record_signatures")
     message(FATAL_ERROR "libplugin.so defines the markers' globals itself (nm: ${rc}):\n${plugin_symbols}")
   endif()
-endfunction()
-build_and_run_shared_consumer(installed -DCMAKE_PREFIX_PATH=${prefix})
-build_and_run_shared_consumer(build_tree -Dringprof_DIR=${BUILD_DIR})
+endforeach()
 
 # ringprof.pc: a build that is not CMake compiles and links with what pkg-config says.
 find_program(PKG_CONFIG pkg-config)
@@ -87,7 +77,7 @@ if(PKG_CONFIG)
   endif()
   set(dir ${WORK_DIR}/pkg_config_consumer)
   file(MAKE_DIRECTORY ${dir})
-  execute_process(COMMAND c++ ${sanitize_flags} ${CONSUMER_DIR}/../consumer/main.cpp -o ${dir}/consumer ${pc_flags}
+  execute_process(COMMAND c++ ${sanitize_flags} ${package_dir}/consumer/main.cpp -o ${dir}/consumer ${pc_flags}
                   RESULT_VARIABLE rc)
   if(rc)
     message(FATAL_ERROR "building with pkg-config's flags for ringprof failed")

@@ -3,7 +3,6 @@
 // INT64_MAX). "No step" is a flag of its own everywhere, never a number that a step could have.
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <zlib.h>
 
 #include <chrono>
 #include <cstdint>
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gzip_text.hpp"
 #include "ringprof/ringprof.hpp"
 #include "steps_fixtures.hpp"
 #include "trace/byte_source.hpp"
@@ -22,7 +22,7 @@
 
 namespace {
 
-using steps_test::read_file;
+using ringprof::testing::gunzip_file;
 using steps_test::TempDir;
 
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
@@ -80,17 +80,6 @@ std::vector<std::filesystem::path> pevents(const std::filesystem::path& root) {
     for (const auto& e : std::filesystem::recursive_directory_iterator(root / "framework" / "pevents")) {
         if (e.is_regular_file()) out.push_back(e.path());
     }
-    return out;
-}
-
-std::string gunzip_file(const std::filesystem::path& p) {
-    std::string out;
-    gzFile f = gzopen(p.c_str(), "rb");
-    if (f == nullptr) return out;
-    char buf[1 << 16];
-    int n = 0;
-    while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
-    gzclose(f);
     return out;
 }
 

@@ -19,6 +19,7 @@
 
 namespace steps_test {
 
+using ringprof::testing::read_text;
 using ringprof::testing::TempDir;
 
 // Where the fixtures' timelines start, in µs since the epoch.
@@ -67,13 +68,6 @@ inline std::vector<std::vector<std::string>> parse_csv(const std::string& text) 
         rows.push_back(row);
     }
     return rows;
-}
-
-inline std::string read_file(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 inline void write_file(const std::filesystem::path& p, const std::string& text) {

@@ -44,7 +44,7 @@ TEST_P(StepsSmdebugAnswer, SameStatisticsAsSmdebugsOwnAnalysisWithoutSystemMetri
     const ToolRun r = run_steps(kFixture + "/input --format csv --by " + by);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.err, "");
-    expect_same_table(r.out, read_file(kFixture + "/smdebug/" + by + ".csv"));
+    expect_same_table(r.out, read_text(kFixture + "/smdebug/" + by + ".csv"));
 }
 
 // smdebug stops with IndexError on this folder (two events after the last step); ringprof leaves
@@ -60,7 +60,7 @@ TEST_P(StepsSmdebugAnswer, EventsOutsideEveryStepAreCountedApartAndNamedOnOneLin
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find("2 event(s) in no step"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("checkpoint_save, worker_flush"), std::string::npos) << r.err;
-    expect_same_table(r.out, read_file(kFixture + "/smdebug/" + by + ".csv"));
+    expect_same_table(r.out, read_text(kFixture + "/smdebug/" + by + ".csv"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Groupings, StepsSmdebugAnswer,

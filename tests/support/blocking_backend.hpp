@@ -1,5 +1,7 @@
-// A backend that holds the drainer inside its next snapshot until released: while it is held,
-// nothing is drained and no segment is prepared ahead, whatever the machine's speed.
+// Backends that hold the drainer inside a snapshot: BlockingBackend in its next one until released
+// (while it is held, nothing is drained and no segment is prepared ahead, whatever the machine's
+// speed); HoldsTheFinalSnapshot in the session's last one while a flag says so, which is what an end
+// that gives up on its drainer meets.
 #pragma once
 
 #include <atomic>
@@ -22,6 +24,19 @@ public:
     }
     std::atomic<bool> entered{false};
     std::atomic<bool> released{false};
+};
+
+// The flag outlives the backend: an end that gave up leaves the drainer, and the backend, running.
+class HoldsTheFinalSnapshot : public Backend {
+public:
+    explicit HoldsTheFinalSnapshot(const std::atomic<bool>& hold) : hold_(hold) {}
+    const char* name() const override { return "blocks_in_the_final_snapshot"; }
+    void on_snapshot(const Snapshot& s) override {
+        while (s.final && hold_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+
+private:
+    const std::atomic<bool>& hold_;
 };
 
 }  // namespace ringprof::testing

@@ -1,12 +1,16 @@
 // Gzip in the tests, read back the way a consumer reads it: the text, whether the stream ended
-// (its CRC checked), and what follows its end. Written once for every test area.
+// (its CRC checked), and what follows its end; and a file written as a producer writes one.
+// Written once for every test area.
 #pragma once
 
 #include <zlib.h>
 
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <string_view>
+
+#include "temp_dir.hpp"
 
 namespace ringprof::testing {
 
@@ -36,6 +40,17 @@ inline Inflated inflate_gzip(std::string_view data) {
     out.trailing = z.avail_in;
     inflateEnd(&z);
     return out;
+}
+
+// The text of the gzip file at `path`; what precedes a cut if it was cut short.
+inline std::string gunzip_file(const std::filesystem::path& path) { return inflate_gzip(read_text(path)).text; }
+
+// Writes `text` gzipped to `path`; false if it could not be written whole.
+inline bool write_gzip_file(const std::filesystem::path& path, std::string_view text) {
+    gzFile f = gzopen(path.c_str(), "wb");
+    if (f == nullptr) return false;
+    const bool whole = gzwrite(f, text.data(), static_cast<unsigned>(text.size())) == static_cast<int>(text.size());
+    return gzclose(f) == Z_OK && whole;
 }
 
 }  // namespace ringprof::testing

@@ -3,7 +3,6 @@
 // the timeline writer's own room for them.
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +18,7 @@
 #include "bounded_process.hpp"
 #include "drain/clock_calibration.hpp"
 #include "timeline/timeline_writer.hpp"
+#include "gzip_text.hpp"
 #include "ringprof/config.hpp"
 #include "ringprof/session.hpp"
 #include "temp_dir.hpp"
@@ -27,16 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string gunzipped_file(const fs::path& path) {
-    std::string out;
-    gzFile f = gzopen(path.c_str(), "rb");
-    if (f == nullptr) return out;
-    char buf[1 << 16];
-    int n = 0;
-    while ((n = gzread(f, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
-    gzclose(f);
-    return out;
-}
+using ringprof::testing::gunzip_file;
 
 // (counter name, value) -> how many rows, with the times (epoch seconds) seen.
 using CounterKey = std::tuple<std::string, double>;
@@ -86,7 +77,7 @@ TEST(SystemCountersInTheTrace, AreEveryRowOfTheSystemFilesAtItsTimeWithItsValue)
     const auto rows = rows_as_counters(dir.path());
     ASSERT_FALSE(rows.empty());
 
-    const std::string text = gunzipped_file(dir.path() / "counted_trace.json.gz");
+    const std::string text = gunzip_file(dir.path() / "counted_trace.json.gz");
     simdjson::dom::parser parser;
     simdjson::dom::element doc;
     ASSERT_EQ(parser.parse(text).get(doc), simdjson::SUCCESS) << text.substr(0, 200);

@@ -207,8 +207,8 @@ TEST(PythonTimeline, FilesInPeventsAreCompleteJsonWhileRunning) {
         }
     });
     // Between a rotation and the next span no file is open, so the open one is looked for at
-    // every round, not once at the end (where it failed under TSan: the last span had just
-    // rotated the file).
+    // every round, not once at the end, when the last span may just have rotated the file (as
+    // it does under TSan's timing).
     const auto tmp =
         dir.path() / "framework" /
         (backends::PythonTimelineBackend::node_id(::getpid(), session.run_info().host) + "_pythontimeline.json.tmp");

@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -125,11 +124,6 @@ void record_hostile_scopes(const std::vector<Name>& names) {
     }
 }
 
-std::string read_all(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 void expect_strict_utf8(const std::string& text, const std::string& what) {
     const std::size_t at = first_ill_formed(text);
     EXPECT_EQ(at, std::string::npos) << what << ": ill-formed UTF-8 at byte " << at << ": "
@@ -157,10 +151,10 @@ TEST(StrictUtf8, EveryIllFormedClassAtEveryPositionLeavesEveryWriterStrictUtf8) 
     std::vector<std::pair<std::filesystem::path, std::string>> outputs;  // file, its decoded text
     for (const char* f :
          {"t_timers.json", "t_stats.json", "t_stats.txt", "t_flame.html", "t_flame.svg", "t_folded.txt"}) {
-        outputs.emplace_back(p / f, read_all(p / f));
+        outputs.emplace_back(p / f, read_text(p / f));
     }
-    outputs.emplace_back(p / "t_trace.json.gz", gunzip(read_all(p / "t_trace.json.gz")));
-    for (const auto& f : pevents_files(p)) outputs.emplace_back(f, read_all(f));
+    outputs.emplace_back(p / "t_trace.json.gz", gunzip(read_text(p / "t_trace.json.gz")));
+    for (const auto& f : pevents_files(p)) outputs.emplace_back(f, read_text(f));
 
 #ifdef RINGPROF_TOOL
     // The saved profile in Python's pstats form, and the merged timeline of the pythontimeline files.
@@ -181,7 +175,7 @@ TEST(StrictUtf8, EveryIllFormedClassAtEveryPositionLeavesEveryWriterStrictUtf8) 
     for (const auto& e :
          std::filesystem::directory_iterator(merged, std::filesystem::directory_options::none, ignored)) {
         if (e.path().string().find("_merged_timeline.json") == std::string::npos) continue;
-        outputs.emplace_back(e.path(), read_all(e.path()));
+        outputs.emplace_back(e.path(), read_text(e.path()));
         ++merged_files;
     }
     EXPECT_EQ(merged_files, 1u);

@@ -230,10 +230,9 @@ private:
 };
 
 // One ring range with more spans than the whole queue holds, reaching a writer with nothing in
-// flight: the spans that fit are written, in that pass already, and the rest are counted. (The
-// drainer used to take such a range whole because the queue was empty, and the writer then
-// refused the pass as larger than its budget: flat out on grown rings, the drainer wrote every
-// span and the writer received none.)
+// flight: the spans that fit are written, in that pass already, and the rest are counted. (A
+// drainer that took such a range whole because the queue was empty would have the writer refuse
+// the pass as larger than its budget: flat out on grown rings, every span sent and none received.)
 TEST(TimelineWriter, ARangeLargerThanTheQueueWritesWhatFitsAndCountsTheRest) {
     Collected c;
     TempDir dir;
