@@ -36,9 +36,11 @@ TEST(ClosedElsewhere, ScopesEndedOnAnotherThreadAreClosedAtTheOpenersRootAndLate
             set_env("RINGPROF_RUN_ID", "elsewhere");
             set_env("RINGPROF_BACKENDS", "timers,trace");
             // 4,096 events: the hand-overs are five times the ring, so room kept for Ends that
-            // never come here would leave none for the opener's later scopes.
+            // never come here would leave none for the opener's later scopes. At most 256 wait
+            // on the worker at once: a worker that falls far behind (a loaded machine) would
+            // hold more scopes open than a ring of this size can keep Ends for.
             set_env("RINGPROF_RING_BYTES", "65536");
-            ScopeCourier courier;
+            ScopeCourier courier([] {}, 256);
             std::thread worker([&] { courier.serve(); });
             for (long i = 0; i < kHandOvers; ++i) {
                 courier.push(std::make_unique<detail::Scope>(&kHandedOver));

@@ -65,8 +65,9 @@ private:
 // just before each end (the worker's own scopes, say).
 class ScopeCourier {
 public:
-    explicit ScopeCourier(std::function<void()> before_each_end = [] {})
-        : before_each_end_(std::move(before_each_end)) {}
+    explicit ScopeCourier(std::function<void()> before_each_end = [] {},
+                          std::size_t max_waiting = std::numeric_limits<std::size_t>::max())
+        : before_each_end_(std::move(before_each_end)), queue_(max_waiting) {}
     void push(std::unique_ptr<detail::Scope> s) { queue_.push(std::move(s)); }
     void serve() {
         queue_.serve([&](std::unique_ptr<detail::Scope>& s) {
