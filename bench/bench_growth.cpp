@@ -69,7 +69,8 @@ void BM_ProducerGrowthBesidePreparation(benchmark::State& state) {
     }
     std::sort(ticks.begin(), ticks.end());
     auto at = [](const std::vector<std::uint64_t>& v, double q) {
-        return v.empty() ? 0.0 : static_cast<double>(v[static_cast<std::size_t>(static_cast<double>(v.size() - 1) * q)]);
+        return v.empty() ? 0.0
+                         : static_cast<double>(v[static_cast<std::size_t>(static_cast<double>(v.size() - 1) * q)]);
     };
     if (how == 0) g_reference = ticks;
     state.counters["map_p50_us"] = at(ticks, 0.5) / per_us;

@@ -153,7 +153,8 @@ TEST(Session, WorkItsStartHandsToTheDrainerStillReachesTheOutputs) {
     constexpr int kScopes = 4000;
     std::thread([] {  // a fresh ring, in its first segment
         for (int i = 0; i < kScopes; ++i) inner_work();
-    }).join();
+    })
+        .join();
     session.flush();
     const TimerTree t = load_timers_json(dir.str() + "/test_timers.json");
     ASSERT_NE(t.root.find("inner"), nullptr);
