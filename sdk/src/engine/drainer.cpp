@@ -171,7 +171,8 @@ void Drainer::run(const std::function<void(Drainer&)>& fn) {
         return;
     }
     // Not owned: this call waits for it to finish.
-    submit(std::shared_ptr<const std::function<void(Drainer&)>>(std::shared_ptr<void>(), &fn), unbounded_patience());
+    submit(std::shared_ptr<const std::function<void(Drainer&)>>(std::shared_ptr<void>(), &fn),
+           unbounded_patience());
 }
 
 bool Drainer::run_until(const std::function<void(Drainer&)>& fn, const EndPatience& patience) {
