@@ -202,7 +202,8 @@ void ChromeTraceBackend::on_timeline_flush(const TimelineStatus& status) {
 void ChromeTraceBackend::on_idle(std::uint64_t now_epoch_ns) {
     if (!file_.is_open()) return;
     file_.retry();  // a disk that was full may take what is pending now
-    const bool anything = z_.total_in != 0 || !buf_.empty();  // the header waits in buf_ until then
+    // The header waits in buf_ until the first compression.
+    const bool anything = z_.total_in != 0 || !buf_.empty();
     if (sync_ns_ != 0 && anything && now_epoch_ns - last_sync_ns_ >= sync_ns_) sync();
     file_.throw_new_problem();
 }
