@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -157,8 +158,15 @@ void BM_ScopesBackToBack(benchmark::State& state) {
     const int threads = static_cast<int>(state.range(0));
     Pool pool(threads);
     pool.run();  // warm-up: every ring grows to its size before anything is counted
-    const clockid_t drainer = cpu_clock_of_thread_named("ringprof-drain");  // named by now
-    if (drainer == -1) state.SkipWithError("no thread named ringprof-drain under /proc/self/task");
+    // The drainer names itself once its start's work is done (milliseconds after the session's).
+    clockid_t drainer = -1;
+    for (int tries = 0; tries < 500 && (drainer = cpu_clock_of_thread_named("ringprof-drain")) == -1; ++tries) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (drainer == -1) {
+        state.SkipWithError("no thread named ringprof-drain under /proc/self/task after 5 s");
+        return;
+    }
     const ringprof::Snapshot before = g_session->snapshot();
     const double drainer_cpu_before = cpu_seconds(drainer);
     std::vector<double> ratios;
