@@ -56,6 +56,7 @@ public:
 
 private:
     void open_stream();
+    void start_compressing();
     void compress(int flush);  // buf_ into the gzip stream
     void sync();
     void append_ts(std::uint64_t epoch_ns);

@@ -150,6 +150,11 @@ mutation rate_halved core sdk/src/drain/clock_calibration.cpp \
 mutation offsets_ignore_rate core sdk/src/drain/clock_calibration.cpp \
     'round_half_away(static_cast<double>(dt) * s.ns_per_tick);' 'round_half_away(static_cast<double>(dt));' \
     ringprof_timers_tests 'ClockConversion.*'
+# The session's start leaves stocking the segment pool to the drainer thread: a thread recording
+# from the first moment finds it empty and maps its own segment.
+mutation pool_left_for_the_drainer core sdk/src/engine/drainer.cpp \
+    '    refill_hot_segments_for_session(/*faulted=*/false);' '    static_cast<void>(0);' \
+    ringprof_core_tests 'Session.*'
 
 # set_signal_handler wraps SIG_IGN in its trampoline as if it were a function: the signal crashes.
 mutation signal_ignore_wrapped_as_a_function core sdk/src/record/signal_handler.cpp \

@@ -142,6 +142,28 @@ TEST(Session, FlushWritesTimersJsonThatParsesBack) {
     EXPECT_EQ(t.find_metadata("command_line_arguments"), nullptr);
 }
 
+// The session's start hands its slow work to the drainer thread (measuring the marker's cost, the
+// clock's first baseline, faulting the pool's segments in), so the thread starting it (often a
+// marker's first call) does not wait for it. All of it still happens: the marker cost is in the
+// outputs, and a thread recording from the first moment moves on from its first segment (1,024
+// events) into a segment of the pool, stocked when the session started, without mapping its own.
+TEST(Session, WorkItsStartHandsToTheDrainerStillReachesTheOutputs) {
+    TempDir dir;
+    Session session(test_config(dir, std::size_t{16} << 20));  // the default: the pool's 4 MiB segments fit
+    constexpr int kScopes = 4000;
+    std::thread([] {  // a fresh ring, in its first segment
+        for (int i = 0; i < kScopes; ++i) inner_work();
+    })
+        .join();
+    session.flush();
+    const TimerTree t = load_timers_json(dir.str() + "/test_timers.json");
+    ASSERT_NE(t.root.find("inner"), nullptr);
+    EXPECT_EQ(t.root.find("inner")->count, static_cast<std::uint64_t>(kScopes));
+    ASSERT_NE(t.find_metadata("marker_cost_ns"), nullptr);
+    EXPECT_GT(std::stod(*t.find_metadata("marker_cost_ns")), 0.0) << "the marker cost was never measured";
+    EXPECT_EQ(session.snapshot().growths, 0u) << "the pool was empty when the thread left its first segment";
+}
+
 TEST(Session, FinalSnapshotIsWrittenWhenTheSessionEnds) {
     TempDir dir;
     {

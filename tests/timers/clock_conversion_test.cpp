@@ -3,8 +3,10 @@
 // conversion, not speed: the bounds hold however loaded the machine is.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "drain/clock_calibration.hpp"
 #include "ringprof/detail/clock.hpp"
@@ -56,6 +58,38 @@ TEST(ClockConversion, CalibratedTicksMatchTheMonotonicClock) {
     // Monotonic times of the two readings are as far apart as their tick difference says.
     const double mono_gap = static_cast<double>(clock.to_monotonic_ns(t1) - clock.to_monotonic_ns(t0));
     EXPECT_NEAR(mono_gap, ns, ns * 0.001 + 2.0);
+}
+
+// A session started by a thread's first marker builds its clock on that thread: the first rate's
+// baseline (2 ms) is waited for by the first conversion (the drainer's), not by the constructor.
+TEST(ClockConversion, TheConstructorLeavesTheFirstBaselineToTheFirstConversion) {
+    detail::ClockCalibration clock;
+    EXPECT_FALSE(clock.has_first_segment()) << "the constructor waited for the first baseline";
+    const double ns = clock.to_ns(1'000'000);
+    EXPECT_TRUE(clock.has_first_segment());
+    EXPECT_GT(ns, 0.0);
+    EXPECT_EQ(clock.segments(), 1u);
+}
+
+// Whichever threads convert first, they complete one first segment and agree on it.
+TEST(ClockConversion, ThreadsConvertingFirstTogetherAgreeOnOneFirstSegment) {
+    detail::ClockCalibration clock;
+    std::atomic<bool> go{false};
+    std::vector<double> rates(4, 0.0);
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < rates.size(); ++i) {
+        threads.emplace_back([&, i] {
+            while (!go.load()) std::this_thread::yield();
+            rates[i] = clock.ns_per_tick();
+        });
+    }
+    go.store(true);
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(clock.segments(), 1u);
+    for (double r : rates) {
+        EXPECT_GT(r, 0.0);
+        EXPECT_EQ(r, rates[0]);
+    }
 }
 
 TEST(ClockConversion, AUserClockOfKnownUnitIsScaledByIt) {

@@ -81,16 +81,24 @@ ClockCalibration::ClockCalibration() {
     start_epoch_ns_ = epoch_ns() - (monotonic_ns() - first.mono_ns);
     start_ticks_ = first.ticks;
     start_mono_ns_ = first.mono_ns;
-    // A short first baseline so early conversions are already close; refresh() improves it.
-    sleep_until_monotonic(start_mono_ns_ + 2'000'000);
-    const Pair now = read_pair();
-    double rate = 1.0;
-    if (now.ticks > start_ticks_ && now.mono_ns > start_mono_ns_) {
-        rate = static_cast<double>(now.mono_ns - start_mono_ns_) / static_cast<double>(now.ticks - start_ticks_);
-    }
-    segments_[0] = Segment{start_ticks_, 0, rate};
-    count_.store(1, std::memory_order_release);
-    next_knot_after_ = 2 * (now.ticks - start_ticks_);
+}
+
+// Any conversion needs the first segment; whichever thread converts first completes it (the
+// drainer does so as soon as it starts, so in practice no conversion waits).
+void ClockCalibration::complete_first_segment() const {
+    if (count_.load(std::memory_order_acquire) != 0) return;
+    std::call_once(first_segment_once_, [this] {
+        // A short first baseline so early conversions are already close; refresh() improves it.
+        sleep_until_monotonic(start_mono_ns_ + kFirstBaselineNs);
+        const Pair now = read_pair();
+        double rate = 1.0;
+        if (now.ticks > start_ticks_ && now.mono_ns > start_mono_ns_) {
+            rate = static_cast<double>(now.mono_ns - start_mono_ns_) / static_cast<double>(now.ticks - start_ticks_);
+        }
+        segments_[0] = Segment{start_ticks_, 0, rate};
+        next_knot_after_ = 2 * (now.ticks - start_ticks_);
+        count_.store(1, std::memory_order_release);  // publishes both
+    });
 }
 
 ClockCalibration::ClockCalibration(std::uint64_t (*custom)(), double seconds_per_tick) : fixed_rate_(true) {
@@ -103,6 +111,7 @@ ClockCalibration::ClockCalibration(std::uint64_t (*custom)(), double seconds_per
 
 void ClockCalibration::refresh() {
     if (fixed_rate_) return;
+    complete_first_segment();
     // Most calls (every drainer pass) end here: one tick read.
     if (read_ticks() - start_ticks_ < next_knot_after_) return;
     const Pair now = read_pair();
@@ -114,6 +123,7 @@ void ClockCalibration::refresh() {
 }
 
 void ClockCalibration::add_segment(std::uint64_t knot_ticks, double ns_per_tick) {
+    complete_first_segment();
     const std::uint32_t n = count_.load(std::memory_order_relaxed);
     if (n >= kMaxSegments || !(ns_per_tick > 0.0) || !std::isfinite(ns_per_tick)) return;
     if (knot_ticks <= segments_[n - 1].from_ticks) return;
@@ -122,14 +132,21 @@ void ClockCalibration::add_segment(std::uint64_t knot_ticks, double ns_per_tick)
     count_.store(n + 1, std::memory_order_release);
 }
 
-double ClockCalibration::ns_per_tick() const {
-    return segments_[count_.load(std::memory_order_acquire) - 1].ns_per_tick;
+std::uint32_t ClockCalibration::published_segments() const {
+    std::uint32_t n = count_.load(std::memory_order_acquire);
+    if (n == 0) {
+        complete_first_segment();
+        n = count_.load(std::memory_order_acquire);
+    }
+    return n;
 }
+
+double ClockCalibration::ns_per_tick() const { return segments_[published_segments() - 1].ns_per_tick; }
 
 // Offsets are computed in double (small numbers) and added to the integer base, so epoch times
 // keep nanosecond resolution (a double holding epoch nanoseconds would round to ~256 ns).
 std::int64_t ClockCalibration::offset_ns(std::uint64_t ticks) const {
-    std::uint32_t k = count_.load(std::memory_order_acquire) - 1;
+    std::uint32_t k = published_segments() - 1;
     // Ticks before the session's first pair extend the first segment backwards.
     while (k > 0 && static_cast<std::int64_t>(ticks - segments_[k].from_ticks) < 0) --k;
     const Segment& s = segments_[k];

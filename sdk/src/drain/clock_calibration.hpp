@@ -16,18 +16,26 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 
 namespace ringprof::detail {
 
 class ClockCalibration {
 public:
-    ClockCalibration();  // takes the first pair and the epoch
+    // Takes the first pair and the epoch. The first rate needs a baseline of kFirstBaselineNs, which
+    // the constructor does not wait for: a session started by a thread's first marker would make
+    // that thread wait. The first conversion (the drainer's first refresh) completes it.
+    ClockCalibration();
     // A user clock of a known unit: nothing to calibrate.
     ClockCalibration(std::uint64_t (*custom)(), double seconds_per_tick);
 
     // Takes a new pair (drainer thread) and starts a new segment when the baseline has doubled
-    // since the last one. Cheap: a few clock reads.
+    // since the last one. Cheap: a few clock reads (the first call may wait for the first
+    // baseline, as any first conversion does).
     void refresh();
+    // Waits until kFirstBaselineNs after the first pair and publishes the first segment, once;
+    // every conversion calls it, so none sees an empty mapping.
+    void complete_first_segment() const;
 
     // The latest rate estimate: for durations (aggregates) and thresholds.
     double ns_per_tick() const;
@@ -43,7 +51,9 @@ public:
 
     std::uint64_t start_ticks() const { return start_ticks_; }
     std::uint64_t start_epoch_ns() const { return start_epoch_ns_; }
-    std::uint32_t segments() const { return count_.load(std::memory_order_acquire); }
+    std::uint32_t segments() const { return published_segments(); }
+    // Whether the first segment is there yet (without completing it).
+    bool has_first_segment() const { return count_.load(std::memory_order_acquire) != 0; }
 
     static std::uint64_t monotonic_ns();
     static std::uint64_t epoch_ns();
@@ -62,13 +72,19 @@ public:
 private:
     // The segments double their baseline: 2 ms, 4 ms, ... so 48 cover ~17 years.
     static constexpr std::uint32_t kMaxSegments = 48;
+    static constexpr std::uint64_t kFirstBaselineNs = 2'000'000;
+
+    // The count, completing the first segment first if needed.
+    std::uint32_t published_segments() const;
 
     std::uint64_t start_ticks_;
     std::uint64_t start_mono_ns_;
     std::uint64_t start_epoch_ns_;
-    std::array<Segment, kMaxSegments> segments_{};
-    std::atomic<std::uint32_t> count_{0};
-    std::uint64_t next_knot_after_ = 0;  // drainer only: ticks since start before the next knot
+    // Mutable: the first segment is completed by the first conversion, a const call.
+    mutable std::array<Segment, kMaxSegments> segments_{};
+    mutable std::atomic<std::uint32_t> count_{0};
+    mutable std::once_flag first_segment_once_;
+    mutable std::uint64_t next_knot_after_ = 0;  // drainer only: ticks since start before the next knot
     bool fixed_rate_ = false;
 };
 

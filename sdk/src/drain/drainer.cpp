@@ -72,12 +72,18 @@ bool Drainer::start() {
         tracks_.push_back(new ThreadTrack(ring, ring->ring().counts()));
         ring->ring().set_drained(true);
     }
-    refill_hot_segments_for_session();
+    // Mapped here (microseconds), so a thread recording from the first moment finds the pool
+    // stocked; faulted in on the drainer thread, with the clock's first baseline: those take
+    // milliseconds the thread starting the session (often a marker's first call) would wait.
+    refill_hot_segments_for_session(/*faulted=*/false);
     drainer_started();
     try {
         thread_ = start_quiet_thread([this] {
             ForkGateMember member;
             never_wait_on_this_thread();
+            prefault_hot_segments();
+            clock_.complete_first_segment();  // no event is converted before the clock has it
+            if (first_task_) survive(g_failed_command, [&] { first_task_(*this); });
             loop();
         });
         std::lock_guard<std::mutex> lock(running_mutex());
@@ -97,7 +103,7 @@ bool Drainer::start() {
 // segment (found more than a quarter full), kept for a second after the demand that raised it:
 // a pool of threads starting together takes them all at once, and a thread that finds none
 // maps its own, which costs it microseconds instead of a pointer exchange.
-void Drainer::refill_hot_segments_for_session() {
+void Drainer::refill_hot_segments_for_session(bool faulted) {
     constexpr auto kKeepRaisedPool = std::chrono::seconds(1);
     const auto now = std::chrono::steady_clock::now();
     const int demand = kBaseHotSegments + static_cast<int>(std::min<std::uint64_t>(growing_rings_, kMaxHotSegments));
@@ -107,7 +113,11 @@ void Drainer::refill_hot_segments_for_session() {
     }
     const std::uint64_t max_events = ring_capacity_for_new_threads();
     if (max_events > kFirstSegmentBytes / sizeof(Event)) {
-        refill_hot_segments(std::min(max_events, kHotSegmentBytes / sizeof(Event)), hot_wanted_);
+        const std::uint64_t capacity = std::min(max_events, kHotSegmentBytes / sizeof(Event));
+        if (faulted)
+            refill_hot_segments(capacity, hot_wanted_);
+        else
+            stock_hot_segments_unfaulted(capacity, hot_wanted_);
     }
 }
 

@@ -55,6 +55,9 @@ public:
     const std::vector<SpanThread>& span_threads() const { return span_threads_; }
     // Runs on the drainer thread every `interval_ms` (0: never).
     void set_periodic(std::uint32_t interval_ms, PeriodicTask task);
+    // Runs once on the drainer thread before its first pass: a session's start hands it what the
+    // thread that starts the session (often a marker's first call) should not wait for.
+    void set_first_task(PeriodicTask task) { first_task_ = std::move(task); }
 
     // Starts the thread; false (nothing started, nothing to stop) if it cannot be created.
     bool start();
@@ -103,7 +106,7 @@ private:
     void run_commands();
     void grow_if_filling(Ring& ring, std::uint64_t was_unread);
     void keep_counts_of_exited(const ThreadTrack& track);
-    void refill_hot_segments_for_session();
+    void refill_hot_segments_for_session(bool faulted = true);
     void park_tracks();  // the rings back to the registry for a later session
 
     ClockCalibration& clock_;
@@ -114,6 +117,7 @@ private:
     std::vector<SpanThread> span_threads_;
     SpanSink span_sink_;
     SpanRoom span_room_;
+    PeriodicTask first_task_;
     RingCounts retired_counts_;  // of the threads that exited, in ticks
     std::vector<ThreadInfo> exited_with_counts_;
     std::uint64_t exited_folded_ = 0;  // exited threads summed into the last entry

@@ -35,6 +35,8 @@ constexpr std::uint64_t kWakeFillDivisor = 4;  // wake the drainer at a quarter 
 // slots stay a power of two, page-aligned).
 constexpr std::uint64_t kHeaderBytes = 4096;
 static_assert(sizeof(RingSegment) <= kHeaderBytes);
+constexpr std::uint64_t kPageBytes = 4096;  // written once each to fault a segment in
+constexpr std::uint64_t kUnmapPieceBytes = std::uint64_t{256} << 10;
 
 std::atomic<std::uint8_t> g_policy{static_cast<std::uint8_t>(OnFull::Wait)};
 std::atomic<bool> g_drainer_alive{false};
@@ -156,22 +158,38 @@ std::uint64_t next_segment_capacity(std::uint64_t capacity, std::uint64_t max_ca
     return std::min(max_capacity, std::max(capacity * 4, kHotSegmentBytes / sizeof(Event)));
 }
 
-// MAP_POPULATE: every page is present before a producer sees the segment.
-RingSegment* allocate_segment(std::uint64_t capacity) noexcept { return map_segment(capacity, MAP_POPULATE); }
+// Faulted in by writing each page once, not with MAP_POPULATE or MADV_POPULATE_WRITE: those hold
+// the process's mmap lock while they zero the pages (about 1 ms per 4 MiB), and a producer mapping
+// its own segment meanwhile (grow_on_this_thread, which needs that lock) waited for all of it, a
+// `ringprof.grow` of milliseconds. A page fault takes only the lock of its own mapping. Measured
+// (bench_growth, a 4 MiB mmap beside a thread preparing segments): p99 17 ms with MAP_POPULATE,
+// tens of microseconds written page by page.
+RingSegment* allocate_segment(std::uint64_t capacity) noexcept {
+    RingSegment* s = map_segment(capacity, 0);
+    if (s == nullptr) return nullptr;
+    auto* bytes = reinterpret_cast<volatile char*>(s->slots);  // nobody else has it yet
+    for (std::uint64_t at = 0; at < capacity * sizeof(Event); at += kPageBytes) bytes[at] = 0;
+    return s;
+}
 
 // Faulting 4 MiB in at once would cost the producer about a millisecond (zeroing 1,024 pages);
 // faulted as written, each page costs about a microsecond, once per 128 empty scopes.
 RingSegment* allocate_segment_unfaulted(std::uint64_t capacity) noexcept { return map_segment(capacity, 0); }
 
+// In pieces: unmapping frees the pages under the mmap lock, which a producer growing its ring
+// at the same moment needs; one piece at a time, it waits for one piece (kUnmapPieceBytes).
 void free_segment(RingSegment* segment) noexcept {
     if (segment == nullptr) return;
-    const std::uint64_t slot_bytes = segment->capacity * sizeof(Event);
-    void* mapping = segment->slots;
+    const std::uint64_t bytes = segment->capacity * sizeof(Event) + kHeaderBytes;
+    char* mapping = reinterpret_cast<char*>(segment->slots);
     segment->~RingSegment();
-    ::munmap(mapping, slot_bytes + kHeaderBytes);
+    for (std::uint64_t at = 0; at < bytes; at += kUnmapPieceBytes) {
+        ::munmap(mapping + at, std::min(kUnmapPieceBytes, bytes - at));
+    }
 }
 
-void refill_hot_segments(std::uint64_t capacity, int wanted) noexcept {
+namespace {
+void refill_hot_segments_with(std::uint64_t capacity, int wanted, RingSegment* (*allocate)(std::uint64_t)) noexcept {
     if (!g_prepare_ahead.load(std::memory_order_relaxed))
         wanted = 0;
     else
@@ -184,10 +202,31 @@ void refill_hot_segments(std::uint64_t capacity, int wanted) noexcept {
             continue;
         }
         if (slot.load(std::memory_order_acquire) != nullptr) continue;
-        RingSegment* s = allocate_segment(capacity);
+        RingSegment* s = allocate(capacity);
         if (s == nullptr) return;
         RingSegment* expected = nullptr;
         if (!slot.compare_exchange_strong(expected, s, std::memory_order_acq_rel)) free_segment(s);
+    }
+}
+}  // namespace
+
+void refill_hot_segments(std::uint64_t capacity, int wanted) noexcept {
+    refill_hot_segments_with(capacity, wanted, allocate_segment);
+}
+
+void stock_hot_segments_unfaulted(std::uint64_t capacity, int wanted) noexcept {
+    refill_hot_segments_with(capacity, wanted, allocate_segment_unfaulted);
+}
+
+void prefault_hot_segments() noexcept {
+    // Each segment still in the pool is replaced by a faulted one (a producer may take one at any
+    // moment, so its pages are never written here); the pool is never empty meanwhile.
+    for (auto& slot : g_hot) {
+        RingSegment* s = slot.load(std::memory_order_acquire);
+        if (s == nullptr) continue;
+        RingSegment* faulted = allocate_segment(s->capacity);
+        if (faulted == nullptr) return;
+        free_segment(slot.exchange(faulted, std::memory_order_acq_rel));
     }
 }
 

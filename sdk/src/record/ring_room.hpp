@@ -49,7 +49,8 @@ void never_wait_on_this_thread() noexcept;
 
 // The segment a full ring of `capacity` events moves on to (drainer and producer alike).
 std::uint64_t next_segment_capacity(std::uint64_t capacity, std::uint64_t max_capacity) noexcept;
-// Pre-faulted (no page fault when written); null if the memory cannot be had. The segment's
+// Pre-faulted (no page fault when written), a page at a time so that a producer mapping its own
+// segment meanwhile is not held up; null if the memory cannot be had. The segment's
 // header lives in the same mapping, so neither this nor free_segment touches the heap.
 RingSegment* allocate_segment(std::uint64_t capacity) noexcept;
 // The producer's own growth: one mmap, its pages faulted in as they are first written.
@@ -60,6 +61,10 @@ void free_segment(RingSegment* segment) noexcept;
 constexpr int kBaseHotSegments = 2;
 constexpr int kMaxHotSegments = 8;
 void refill_hot_segments(std::uint64_t capacity, int wanted) noexcept;
+// The same with segments mapped but not yet faulted in (microseconds, for the thread that starts
+// a session); prefault_hot_segments() then replaces them with faulted ones, on the drainer.
+void stock_hot_segments_unfaulted(std::uint64_t capacity, int wanted) noexcept;
+void prefault_hot_segments() noexcept;
 // The site of the `ringprof.grow` scope a producer records around its own growth.
 const Site& growth_site() noexcept;
 // Tests: off, the drainer neither keeps hot segments nor offers bigger ones (the pool is

@@ -254,8 +254,12 @@ std::string SessionImpl::names_of_backends(bool on_writer) const {
 }
 
 void SessionImpl::start() {
-    marker_cost_ticks = config.custom_clock != nullptr ? 0 : detail::measure_marker_cost_ticks();
-    drainer.aggregator().set_marker_cost(marker_cost_ticks, config.subtract_overhead);
+    // On the drainer before its first pass (marker_cost_ticks and the aggregator are the drainer's):
+    // the measurement takes about a millisecond that the thread starting the session would wait.
+    drainer.set_first_task([this](detail::Drainer& d) {
+        marker_cost_ticks = config.custom_clock != nullptr ? 0 : detail::measure_marker_cost_ticks();
+        d.aggregator().set_marker_cost(marker_cost_ticks, config.subtract_overhead);
+    });
     try {
         ensure_output_dir(run.output_dir);
     } catch (const std::exception& e) {
