@@ -17,7 +17,7 @@
 
 #include <x86intrin.h>
 
-#include "engine/ring_room.hpp"
+#include "record/ring_room.hpp"
 
 namespace {
 

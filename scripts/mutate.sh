@@ -152,7 +152,7 @@ mutation offsets_ignore_rate core sdk/src/drain/clock_calibration.cpp \
     ringprof_timers_tests 'ClockConversion.*'
 # The session's start leaves stocking the segment pool to the drainer thread: a thread recording
 # from the first moment finds it empty and maps its own segment.
-mutation pool_left_for_the_drainer core sdk/src/engine/drainer.cpp \
+mutation pool_left_for_the_drainer core sdk/src/drain/drainer.cpp \
     '    refill_hot_segments_for_session(/*faulted=*/false);' '    static_cast<void>(0);' \
     ringprof_core_tests 'Session.*'
 
