@@ -72,7 +72,7 @@ mutation merged_tree_counts_a_thread core sdk/src/tree/agg_node.cpp \
     'contributor != 0 && contributor != last_contributor' 'contributor != last_contributor' \
     ringprof_timers_tests 'TimerNodeKeys.*'
 # Self time: not clamped at zero under parallel children.
-mutation self_not_clamped core sdk/src/timers/timer_tree.cpp \
+mutation self_not_clamped core sdk/src/tree/timer_tree.cpp \
     'return std::max(0.0, total - children_total);' 'return total - children_total;' \
     ringprof_timers_tests 'SelfTime.*'
 # Total: a node keeps only its last call's time.
@@ -324,19 +324,19 @@ mutation steps_args_prefilter_misses_layer_name steps sdk/src/steps/step_events.
 
 # ---- gauges -----------------------------------------------------------------------------------
 # A gauge's minimum tracks the largest value.
-mutation gauge_min_is_max gauges sdk/src/timers/timer_tree.cpp \
+mutation gauge_min_is_max gauges sdk/src/tree/timer_tree.cpp \
     'min = std::min(min, v);' 'min = std::max(min, v);' \
     "ringprof_core_tests ringprof_timers_tests" 'Gauge.*:TimersJson.*:MlAgentsScenario.*'
 # A gauge keeps its first value instead of its latest.
-mutation gauge_keeps_first_value gauges sdk/src/timers/timer_tree.cpp \
+mutation gauge_keeps_first_value gauges sdk/src/tree/timer_tree.cpp \
     'if (count == 0 || when_ns >= updated_ns) {' 'if (count == 0) {' \
     "ringprof_core_tests ringprof_timers_tests" 'Gauge.*:TimersJson.*:MlAgentsScenario.*'
 # Merged gauges keep only the other file's count.
-mutation gauge_merge_count_replaced gauges sdk/src/timers/timer_tree.cpp \
+mutation gauge_merge_count_replaced gauges sdk/src/tree/timer_tree.cpp \
     'count += other.count;' 'count = other.count;' \
     "ringprof_core_tests ringprof_timers_tests ringprof_cli" 'Gauge.*:TimersJson.*:MergeTimersCli.*'
 # A NaN or infinite value becomes the gauge's value instead of being counted apart.
-mutation gauge_takes_non_finite gauges sdk/src/timers/timer_tree.cpp \
+mutation gauge_takes_non_finite gauges sdk/src/tree/timer_tree.cpp \
     'if (!std::isfinite(v)) {' 'if (false) {' \
     "ringprof_core_tests ringprof_timers_tests ringprof_timeline_tests" 'Gauge.*:TimersReaderShape.*:StrictJson.*'
 

@@ -1,12 +1,15 @@
 # Every `#include` in the library (sdk/src), the built-in backends, the tool and the Python module,
 # held to the layers declared in sdk/layers.cmake, the file the build makes its targets from: a
-# file may include its own layer, the layers its layer names in USES, and the public headers
-# (ringprof/...). The public headers (sdk/include/ringprof), which users' compilers read, may
-# include only each other, the standard library and the few system headers named below.
+# file may include a header of its own layer or of the layers its layer names in USES, whether the
+# header is in a layer's folder or public (ringprof/..., of the layer that PUBLIC names it in). A
+# program (PROGRAM) may include every public header. The public headers (sdk/include/ringprof),
+# which users' compilers read, are held to their layers' rule too, and may include only each other,
+# the standard library and the few system headers named below.
 # Nothing escapes the graph undeclared: every folder of sdk/src is a declared layer, every declared
-# layer's folder exists, every include names a header that is there (a public one, or one of a
-# layer), and a layer's header is included in quotes only (in angle brackets it would compile
-# through the layer's include root all the same, out of this check's sight).
+# layer's folder exists, every public header belongs to exactly one layer, every include names a
+# header that is there (a public one, or one of a layer), and a layer's header is included in
+# quotes only (in angle brackets it would compile through the layer's include root all the same,
+# out of this check's sight).
 # Anything else fails the test with one line per include, naming the file, the include and the
 # layer that would have to declare it.
 #   cmake -DSOURCE_DIR=<checkout> -P check_includes.cmake
@@ -18,7 +21,7 @@ endif()
 set(RINGPROF_LAYERS)
 set(problems)
 function(ringprof_layer name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "PROGRAM" "DIR" "USES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PROGRAM" "DIR" "USES;PUBLIC")
   if(NOT arg_DIR)
     set(arg_DIR sdk/src/${name})
   endif()
@@ -30,6 +33,15 @@ function(ringprof_layer name)
   set(RINGPROF_LAYERS ${RINGPROF_LAYERS} ${name} PARENT_SCOPE)
   set(LAYER_${name}_DIR ${arg_DIR} PARENT_SCOPE)
   set(LAYER_${name}_USES ${arg_USES} PARENT_SCOPE)
+  set(LAYER_${name}_PROGRAM ${arg_PROGRAM} PARENT_SCOPE)
+  foreach(header IN LISTS arg_PUBLIC)
+    if(DEFINED PUBLIC_${header}_LAYER)
+      message(FATAL_ERROR "sdk/layers.cmake: ${header} is named by layer ${PUBLIC_${header}_LAYER} and by ${name}")
+    endif()
+    set(PUBLIC_${header}_LAYER ${name} PARENT_SCOPE)
+    set(PUBLIC_${header}_LAYER ${name})
+  endforeach()
+  set(PUBLIC_NAMED ${PUBLIC_NAMED} ${arg_PUBLIC} PARENT_SCOPE)
 endfunction()
 include(${SOURCE_DIR}/sdk/layers.cmake)
 
@@ -49,6 +61,35 @@ foreach(entry IN LISTS src_entries)
     list(APPEND problems "sdk/src/${folder}: a file outside every layer's folder")
   endif()
 endforeach()
+
+# A public header of no layer would be included from anywhere unchecked; one named but not there
+# (the generated version.hpp aside) would hold nothing.
+file(GLOB_RECURSE public_headers ${SOURCE_DIR}/sdk/include/ringprof/*)
+foreach(header IN LISTS public_headers)
+  file(RELATIVE_PATH included ${SOURCE_DIR}/sdk/include ${header})
+  if(NOT DEFINED PUBLIC_${included}_LAYER)
+    list(APPEND problems
+         "sdk/include/${included}: a public header that no layer names in PUBLIC (sdk/layers.cmake)")
+  endif()
+endforeach()
+foreach(included IN LISTS PUBLIC_NAMED)
+  if(NOT EXISTS ${SOURCE_DIR}/sdk/include/${included} AND NOT included STREQUAL "ringprof/version.hpp")
+    set(owner ${PUBLIC_${included}_LAYER})
+    list(APPEND problems "sdk/layers.cmake: layer ${owner} names ${included}, which is not a public header")
+  endif()
+endforeach()
+
+# Whether `layer` may include a public header of layer `owner`: its own, one it uses, or any from
+# a program, which links the library whole.
+function(check_public_use shown layer included)
+  set(owner ${PUBLIC_${included}_LAYER})
+  if(LAYER_${layer}_PROGRAM OR owner STREQUAL "" OR owner STREQUAL layer OR owner IN_LIST LAYER_${layer}_USES)
+    return()
+  endif()
+  string(CONCAT text "${shown}: includes \"${included}\", a public header of layer ${owner}, "
+                     "which layer ${layer} does not use (sdk/layers.cmake)")
+  set(problems ${problems} "${text}" PARENT_SCOPE)
+endfunction()
 
 # The layer a path lies in, or "" outside every layer.
 function(layer_of path out)
@@ -110,8 +151,10 @@ foreach(layer IN LISTS RINGPROF_LAYERS)
         if(NOT public)
           list(APPEND problems
                "${shown}: includes \"${included}\", which is not a public header (sdk/include/${included} is not there)")
+        else()
+          check_public_use("${shown}" ${layer} "${included}")
         endif()
-        continue()  # the public headers: every layer's interface to the others
+        continue()
       endif()
       # Found beside the including file (the compiler looks there first), or under a layer's name.
       get_filename_component(beside ${source_dir}/${included} ABSOLUTE)
@@ -144,10 +187,11 @@ endforeach()
 # privately (fmt, simdjson, zlib), which an installed program does not have.
 set(system_headers_public_may_use signal.h sys/types.h x86intrin.h)
 set(public_files_checked 0)
-file(GLOB_RECURSE public_headers ${SOURCE_DIR}/sdk/include/ringprof/*)
 foreach(header IN LISTS public_headers)
   math(EXPR public_files_checked "${public_files_checked} + 1")
   file(RELATIVE_PATH shown ${SOURCE_DIR} ${header})
+  file(RELATIVE_PATH header_name ${SOURCE_DIR}/sdk/include ${header})
+  set(header_layer "${PUBLIC_${header_name}_LAYER}")
   file(STRINGS ${header} lines REGEX "${include_line_regex}")
   foreach(line IN LISTS lines)
     math(EXPR includes_checked "${includes_checked} + 1")
@@ -164,6 +208,8 @@ foreach(header IN LISTS public_headers)
       if(NOT included MATCHES "^ringprof/" OR NOT public)
         list(APPEND problems
              "${shown}: a public header includes \"${included}\", which is not a public header (ringprof/...)")
+      elseif(header_layer)
+        check_public_use("${shown}" ${header_layer} "${included}")
       endif()
     endif()
   endforeach()

@@ -301,8 +301,8 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
     std::uint64_t i = from;
     std::uint64_t last_ticks = track.last_ticks;
     // In a register. This test, the held-aside test at Begins and the last event's time cost
-    // decode 2.3 instructions per event (22.5 to 24.8, callgrind of BM_DrainerAggregation); testing
-    // only at Begins and misnested Ends, through a lambda, cost more (25.5).
+    // decode 2.3 instructions per event (callgrind of BM_DrainerAggregation), less than testing
+    // only at Begins and misnested Ends through a lambda (docs/perf/drain.md).
     std::uint64_t next_elsewhere = track.next_elsewhere_ticks;
     while (i < to) {
         const Event& e = ring.at(i);

@@ -12,14 +12,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tree/agg_node.hpp"
 #include "drain/clock_calibration.hpp"
-#include "ringprof/backend.hpp"
-#include "ringprof/timer_tree.hpp"
 #include "drain/site_table.hpp"
 #include "drain/stats_state.hpp"
 #include "drain/thread_track.hpp"
 #include "drain/timeline_records.hpp"
+#include "ringprof/backend.hpp"
+#include "ringprof/timer_tree.hpp"
+#include "tree/agg_node.hpp"
 
 namespace ringprof::detail {
 

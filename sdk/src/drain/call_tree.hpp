@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "drain/timeline_records.hpp"
-#include "tree/child_index.hpp"
 #include "ringprof/site.hpp"
+#include "tree/child_index.hpp"
 
 namespace ringprof::detail {
 

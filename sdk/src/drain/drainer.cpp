@@ -6,14 +6,14 @@
 #include <system_error>
 
 #include "drain/internal_failures.hpp"
-#include "record/recording_settings.hpp"
-#include "record/ring_registry.hpp"
-#include "record/ring_room.hpp"
-#include "record/slow_path_counts.hpp"
 #include "drain/thread_role.hpp"
 #include "process/fork_gate.hpp"
 #include "process/last_thread.hpp"
 #include "process/quiet_thread.hpp"
+#include "record/recording_settings.hpp"
+#include "record/ring_registry.hpp"
+#include "record/ring_room.hpp"
+#include "record/slow_path_counts.hpp"
 
 namespace ringprof::detail {
 

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "drain/clock_calibration.hpp"
-#include "ringprof/backend.hpp"
-#include "stats_accumulator.hpp"
-#include "signature_table.hpp"
 #include "drain/thread_track.hpp"
+#include "ringprof/backend.hpp"
+#include "signature_table.hpp"
+#include "stats_accumulator.hpp"
 
 namespace ringprof::detail {
 

@@ -24,9 +24,9 @@
 // and a span whose values do not fit (a scope over ~1 s from the base or longer than ~2 s at
 // 2 GHz, a depth of 65,536 or more, a pointer using the top 16 bits), takes two slots holding
 // every field in full; the low bits of the first word, zero in a Site pointer (aligned to 16),
-// say which. The bytes written per span were most of what timelines cost the drainer: 40 as
-// RawSpan, 32 as one TimelineRecord (0.54 of the timers-only rate in bench_pipeline's
-// BM_DrainerAggregation), 16 now.
+// say which. The bytes written per span are most of what timelines cost the drainer, so a span
+// takes the fewest that hold it: one slot of 16 (the wider layouts measured before it, and their
+// rates, are in docs/perf/drain.md).
 #pragma once
 
 #include <cstddef>
@@ -158,10 +158,10 @@ public:
     // The stream's end as a value the decode loop owns: appending through the stream itself, each
     // span loaded the stream's pointer, then its end, limit and base through it, and stored its end
     // back (the slots' 64-bit stores may alias its 64-bit fields, so nothing stayed in a register).
-    // As a local the same 22 instructions a span (objdump, callgrind: 57.0 -> 56.5 an event) read
-    // the fields straight from the loop's frame: BM_DrainerSpansPaired 0.76-0.81 -> 0.84-0.90 of
-    // the timers-only rate at load 2-2.5, no measurable change in quiet minutes. Taken by
-    // cursor(), handed back by advance_to(); in between, only the cursor appends.
+    // As a local the same 22 instructions a span read the fields straight from the loop's frame
+    // (0.84-0.90 of the timers-only rate in BM_DrainerSpansPaired at load 2-2.5; the run before it
+    // is in docs/perf/drain.md). Taken by cursor(), handed back by advance_to(); in between, only
+    // the cursor appends.
     class SpanCursor {
     public:
         // The hot one: a span of the thread of the last Thread record appended, `word` being

@@ -4,9 +4,9 @@
 #include <system_error>
 
 #include "flame/profile_from_trace.hpp"
-#include "trace/byte_source.hpp"
 #include "ringprof/flame.hpp"
 #include "ringprof/timers_json.hpp"
+#include "trace/byte_source.hpp"
 #include "tree/kept_depth.hpp"
 
 namespace ringprof {

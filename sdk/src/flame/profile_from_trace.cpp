@@ -16,9 +16,9 @@
 #include "merge/trace_selection.hpp"
 #include "ringprof/step_statistics.hpp"
 #include "ringprof/system_rules.hpp"
-#include "tree/children_by_name.hpp"
 #include "trace/byte_source.hpp"
 #include "trace/trace_reader.hpp"
+#include "tree/children_by_name.hpp"
 
 namespace ringprof::detail {
 

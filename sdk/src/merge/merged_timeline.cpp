@@ -14,20 +14,20 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "trace/byte_source.hpp"
 #include "json/json_text.hpp"
 #include "merge/decimal_text.hpp"
 #include "merge/event_order.hpp"
+#include "merge/file_readers.hpp"
+#include "merge/merged_file_writer.hpp"
 #include "merge/merged_line.hpp"
 #include "merge/record_store.hpp"
-#include "merge/merged_file_writer.hpp"
-#include "merge/file_readers.hpp"
-#include "merge/trace_files.hpp"
-#include "merge/trace_selection.hpp"
 #include "merge/system_metric_events.hpp"
 #include "merge/system_metric_rows.hpp"
+#include "merge/trace_files.hpp"
+#include "merge/trace_selection.hpp"
 #include "merge/track_numbering.hpp"
 #include "process/node_id.hpp"
+#include "trace/byte_source.hpp"
 #include "trace/trace_reader.hpp"
 
 namespace ringprof {

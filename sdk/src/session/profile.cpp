@@ -8,10 +8,10 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "session/session_impl.hpp"
 #include "ringprof/detail/signature_scope.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/session.hpp"
+#include "session/session_impl.hpp"
 
 namespace ringprof {
 

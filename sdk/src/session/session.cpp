@@ -10,23 +10,23 @@
 #include <optional>
 #include <stdexcept>
 
-#include "process/abandoned.hpp"
-#include "session/builtin_backends.hpp"
-#include "session/drop_report.hpp"
 #include "drain/internal_failures.hpp"
+#include "drain/thread_role.hpp"
 #include "json/json_text.hpp"
+#include "process/abandoned.hpp"
 #include "record/marker_cost.hpp"
-#include "ringprof/context.hpp"
-#include "record/ring_registry.hpp"
 #include "record/recording_settings.hpp"
+#include "record/ring_registry.hpp"
 #include "record/ring_room.hpp"
-#include "session/reserved_metadata.hpp"
+#include "ringprof/context.hpp"
 #include "ringprof/detail/recorder.hpp"
 #include "ringprof/output_files.hpp"
 #include "ringprof/version.hpp"
+#include "session/builtin_backends.hpp"
+#include "session/drop_report.hpp"
+#include "session/reserved_metadata.hpp"
 #include "session/session_impl.hpp"
 #include "session/signal_end.hpp"
-#include "drain/thread_role.hpp"
 
 namespace ringprof {
 

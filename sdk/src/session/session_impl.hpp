@@ -12,12 +12,12 @@
 
 #include "drain/clock_calibration.hpp"
 #include "drain/drainer.hpp"
-#include "session/drop_report.hpp"
 #include "process/output_problems.hpp"
 #include "process/run_claim.hpp"
 #include "record/default_session.hpp"
 #include "record/slow_path_counts.hpp"
 #include "ringprof/session.hpp"
+#include "session/drop_report.hpp"
 #include "system/system_sampler.hpp"
 #include "timeline/timeline_writer.hpp"
 

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "ringprof/stats.hpp"
 #include "json/value_checks.hpp"
 #include "process/file_text.hpp"
+#include "ringprof/stats.hpp"
 
 namespace ringprof {
 

@@ -36,7 +36,7 @@ void StepIntervals::close(std::uint64_t begin_ticks, std::uint64_t end_ticks, st
 
 std::optional<std::int64_t> StepIntervals::step_at(std::uint64_t ticks) const {
     // No steps (a program without PROF_STEP): every span of it comes here, and the deque
-    // arithmetic below doubled the writer's cost of the lookup (callgrind, 29 -> 60 a span).
+    // arithmetic below doubled the writer's cost of the lookup (callgrind, docs/perf/drain.md).
     if (steps_.empty()) return std::nullopt;
     // The first step beginning after `ticks`: sorted by begin, so it is the index whose previous
     // step begins at or before `ticks` and which itself begins after (or is the end).

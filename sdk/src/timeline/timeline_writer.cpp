@@ -7,11 +7,11 @@
 #include <system_error>
 
 #include "drain/internal_failures.hpp"
-#include "record/ring_room.hpp"
-#include "ringprof/detail/recorder.hpp"
 #include "drain/thread_role.hpp"
 #include "process/fork_gate.hpp"
 #include "process/quiet_thread.hpp"
+#include "record/ring_room.hpp"
+#include "ringprof/detail/recorder.hpp"
 
 namespace ringprof::detail {
 

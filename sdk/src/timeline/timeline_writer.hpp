@@ -57,11 +57,11 @@
 #include "drain/clock_calibration.hpp"
 #include "drain/drainer.hpp"
 #include "drain/end_patience.hpp"
+#include "drain/timeline_records.hpp"
+#include "process/output_problems.hpp"
 #include "ringprof/backend.hpp"
 #include "ringprof/timeline_backend.hpp"
 #include "timeline/step_intervals.hpp"
-#include "drain/timeline_records.hpp"
-#include "process/output_problems.hpp"
 
 namespace ringprof::detail {
 

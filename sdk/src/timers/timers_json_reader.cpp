@@ -7,9 +7,9 @@
 #include <cmath>
 #include <limits>
 
-#include "ringprof/timers_json.hpp"
 #include "json/value_checks.hpp"
 #include "process/file_text.hpp"
+#include "ringprof/timers_json.hpp"
 
 namespace ringprof {
 

@@ -6,12 +6,12 @@
 
 #include <simdjson.h>
 
-#include "trace/event_stream.hpp"
-#include "json/json_text.hpp"
-#include "trace/parsed_event.hpp"
-#include "json/python_json.hpp"
-#include "trace/flat_event.hpp"
 #include "json/json_error_position.hpp"
+#include "json/json_text.hpp"
+#include "json/python_json.hpp"
+#include "trace/event_stream.hpp"
+#include "trace/flat_event.hpp"
+#include "trace/parsed_event.hpp"
 
 namespace ringprof::detail {
 

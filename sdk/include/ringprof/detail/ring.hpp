@@ -9,9 +9,9 @@
 // cursor's offset. On a wrap the cursor is stored before the lap, and the consumer loads the lap
 // before the cursor, so a torn pair can only put the head a whole lap too low, behind the tail,
 // which reads as nothing new yet. (Computing the slot from an index made each event's address
-// wait on the previous event's store of the index: 4% of an empty scope, bench_overhead; storing
-// the index beside the cursor cost 3 instructions per event; comparing an index against a limit
-// took two instructions more per scope than a count.)
+// wait on the previous event's store of the index: 4% of an empty scope, bench_overhead. Storing
+// the index beside the cursor, or comparing an index against a limit instead of counting room,
+// cost instructions per event or per scope; docs/perf/overhead.md has the figures.)
 // Running out of room takes the out-of-line make_room(), which re-reads the consumer's `tail_`
 // (on its own line), wakes the drainer once per crossing of a quarter-full mark, moves on to a
 // bigger segment, and, only when the ring has reached its maximum, applies the full-ring policy
@@ -48,9 +48,9 @@ inline constexpr std::size_t kCacheLine = 64;
 // comes back to was last read by the drainer on another core, or has left for L3 a lap ago, so
 // the store that meets it would wait for it. Four lines are eight empty scopes ahead, time for
 // the line to arrive; at a segment's last four lines the prefetch points past it, which cannot
-// fault. bench_overhead, paired fastest of 5, 3 alternating runs at load 2.7-4.3:
-// one producer 1.04-1.06x the rdtsc pair without it, 1.01-1.05x with it; two producers
-// 1.04-1.07x and 1.00-1.06x (1024 bytes ahead: 1.05-1.06x both). One instruction per scope.
+// fault. It costs one instruction per scope and saves about 0.02x of the rdtsc pair with one
+// producer (bench_overhead, paired, fastest of 5 in alternating runs; the runs are in
+// docs/perf/overhead.md).
 inline constexpr std::size_t kWriteAhead = 4 * kCacheLine;
 
 // What a ring's producer counted: refused records, waits for room and growths it made itself
