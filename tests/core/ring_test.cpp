@@ -26,14 +26,14 @@ struct OwnedRing {
     Ring ring;
 };
 
-// How long a producer and a consumer run against each other: `n` events on an idle machine. On a
+// How long a producer and a consumer run against each other: `n` units on an idle machine. On a
 // loaded one the two sides may share a core, and each yield of a side that cannot move may hand
 // the core to another process for a whole time slice: a lap of a tiny ring then costs
 // milliseconds, and 2 million events took over 5 minutes. So past a time budget the pair stops
-// once it has done a twentieth of `n` (still thousands of laps of the ring).
+// once it has done `floor` units, counted in laps of the ring (each lap costs a switch at most).
 class RunLength {
 public:
-    explicit RunLength(std::uint64_t n) : n_(n), floor_(std::max<std::uint64_t>(1, n / 20)) {}
+    RunLength(std::uint64_t n, std::uint64_t floor) : n_(n), floor_(std::min(n, floor)) {}
     bool enough(std::uint64_t done) const {
         return done >= n_ || (done >= floor_ && std::chrono::steady_clock::now() >= deadline_);
     }
@@ -43,13 +43,16 @@ private:
     std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(20);
 };
 
+// Laps of the ring every run makes, however loaded the machine.
+constexpr std::uint64_t kLapsAtLeast = 2000;
+
 // The head is a lap plus the cursor's offset, stored apart: read torn across a wrap, it must only
 // ever fall behind. A ring of 4 slots wraps every 4 events, so a head read a lap too high would
 // hand the consumer stale slots (out of order here) within a few thousand wraps. A side that cannot
 // move yields, as the two threads may share one core.
 void expect_every_event_in_order(std::uint64_t capacity) {
     OwnedRing r(capacity);
-    const RunLength length(static_cast<std::uint64_t>(testing::scaled(2'000'000)));
+    const RunLength length(static_cast<std::uint64_t>(testing::scaled(2'000'000)), kLapsAtLeast * capacity);
     std::atomic<bool> stop{false};
     std::uint64_t written = 0;
     std::thread producer([&] {
@@ -88,9 +91,9 @@ TEST(Ring, ConsumerSeesEveryEventInOrderWhileProducerWrapsATinyRingConstantly) {
 // The consumer reads a record's later events once it sees its first (a signature, a step), so a
 // record is published whole: the readable head is always at a record's boundary.
 TEST(Ring, AMultiEventRecordIsPublishedWholeWhileTheConsumerReads) {
-    OwnedRing r(16);
-    constexpr std::uint64_t kRecord = 3;
-    const RunLength length(static_cast<std::uint64_t>(testing::scaled(600'000)));
+    constexpr std::uint64_t kCapacity = 16, kRecord = 3;
+    OwnedRing r(kCapacity);
+    const RunLength length(static_cast<std::uint64_t>(testing::scaled(600'000)), kLapsAtLeast * (kCapacity / kRecord));
     std::atomic<bool> stop{false};
     std::uint64_t written = 0;
     std::thread producer([&] {
