@@ -33,7 +33,8 @@ ids=() areas=() files=() originals=() replacements=() targets=() filters=()
 # ORIGINAL is exact text (every occurrence in FILE is replaced). TARGETS are what catches it:
 # ringprof_<area>_tests programs (run with the GoogleTest FILTER), ringprof_cli (built for the
 # tests that run the tool) and python (the ringprof_python module: tests/python run with pytest,
-# FILTER as its -k expression).
+# FILTER as its -k expression, against the build installed in a scratch prefix as the ctest
+# 'python' does, so tests that build a C++ extension against the installed package run too).
 mutation() {
     ids+=("$1") areas+=("$2") files+=("$3") originals+=("$4") replacements+=("$5") targets+=("$6") filters+=("$7")
 }
@@ -252,6 +253,10 @@ mutation flame_layout_ignores_children flame sdk/src/flame/flame_layout.cpp \
 mutation html_parallel_flag_lost flame sdk/src/flame/html.cpp \
     "cols.f += node.is_parallel ? '1' : '0';" "cols.f += '0';" \
     ringprof_flame_tests 'Html.*'
+# The icicle writes no name into a frame narrower than 2,400 px: the frames go unlabelled.
+mutation flame_frames_unlabelled flame sdk/src/flame/assets/flame.js \
+    '    if (f.w > 24) {' '    if (f.w > 2400) {' \
+    ringprof_flame_tests 'FlameBrowserDemo.TrainersWorkIsLabelled*'
 # The page's tooltips put names in as markup: a scope named "<img onerror=...>" runs its script.
 mutation flame_tooltip_names_as_markup flame sdk/src/flame/assets/flame.js \
     '  e.textContent = text;' '  e.innerHTML = text;' \
@@ -538,6 +543,11 @@ mutation py_infinite_gauge_dropped python python/ringprof/mlagents.py \
 mutation py_thread_root_grafted_twice python python/ringprof/mlagents.py \
     '                if not recorded_here:' '                if True:' \
     python 'threaded_trainer'
+# The pstats key leaves out a C++ function's signature: two signatures become one entry.
+mutation py_pstats_key_without_cpp_signature python python/ringprof/_profile.py \
+    'labels = [(r["file"], r["line"], r["name"] + r["signature"]) for r in rows]' \
+    'labels = [(r["file"], r["line"], r["name"]) for r in rows]' \
+    python 'cpp_extension_function_has_one_row_and_key'
 # A profile hook removed under running calls: its calls are never closed, later scopes nest below.
 mutation py_removed_hook_calls_left_open python python/src/profile_hook.cpp \
     'if (state.hook_frames == 0 || PyThreadState_Get()->c_profilefunc == profile_hook) return;' 'return;' \
@@ -650,15 +660,14 @@ grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$here" "$build/CMakeCache.txt" ||
 mkdir -p "$log_dir"
 # The interpreter the module was built for (the release preset's /usr/bin/python3).
 python=$(sed -n 's/^Python3_EXECUTABLE:[A-Z]*=//p' "$build/CMakeCache.txt")
+# Where `cmake --install` puts the Python package, relative to the prefix.
+python_site=$(sed -n 's/^RINGPROF_PYTHON_INSTALL_DIR:[A-Z]*=//p' "$build/CMakeCache.txt")
 
 # The file being mutated and its saved copy: put back on any exit, interrupt included.
 planted="" saved="$log_dir/original"
 put_back() {
     if [ -n "$planted" ]; then
         cat "$saved" >"$planted"  # a new time: make rebuilds the original over the mutant's objects
-        case $planted in
-            "$here"/python/ringprof/*) [ -d "$build/python/ringprof" ] && cp "$planted" "$build/python/ringprof/" ;;
-        esac
         planted=""
     fi
 }
@@ -667,12 +676,9 @@ trap 'put_back; exit 130' INT TERM
 
 build_targets() {  # targets... ; quiet unless it fails
     local t wanted=()
-    for t in "$@"; do [ "$t" = python ] && wanted+=(ringprof_python) || wanted+=("$t"); done
+    # The Python tests run against an installation, which holds the tool too.
+    for t in "$@"; do [ "$t" = python ] && wanted+=(ringprof_python ringprof_cli) || wanted+=("$t"); done
     cmake --build "$build" -j "$jobs" --target "${wanted[@]}" >"$log_dir/build.log" 2>&1 || return 1
-    # The build tree's Python package copies its .py files only when the extension links.
-    if [[ " $* " == *" python "* ]]; then
-        cp "$here"/python/ringprof/*.py "$build/python/ringprof/"
-    fi
 }
 
 run_tests() {  # targets filter -> 0 all passed
@@ -680,9 +686,11 @@ run_tests() {  # targets filter -> 0 all passed
     for t in $1; do
         case $t in
             ringprof_cli) continue ;;
-            python)
-                (cd "$log_dir" && PYTHONPATH="$build/python" timeout "$deadline" "${python:-python3}" -m pytest -q -x \
-                    -p no:cacheprovider "$here/tests/python" -k "$2") >"$log_dir/test.log" 2>&1 || return 1 ;;
+            python)  # as the ctest 'python' runs them: against the build installed in a scratch prefix
+                timeout "$deadline" cmake -DBUILD_DIR="$build" -DWORK_DIR="$log_dir/python_check" \
+                    -DPYTHON="${python:-python3}" -DSITE_DIR="$python_site" -DTESTS_DIR="$here/tests/python" \
+                    "-DPYTEST_ARGS=-x;-k;$2" -P "$here/tests/python/run_pytest.cmake" >"$log_dir/test.log" 2>&1 ||
+                    return 1 ;;
             *)
                 { (cd "$log_dir" && timeout "$deadline" "$build/tests/$t" --gtest_filter="$2") \
                     >"$log_dir/test.log" 2>&1; } 2>/dev/null || return 1 ;;

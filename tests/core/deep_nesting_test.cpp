@@ -42,12 +42,18 @@ int depth_of_timers_file(const std::string& text) {
     const auto error = parser.parse(text).get(node);
     EXPECT_EQ(error, simdjson::SUCCESS) << simdjson::error_message(error);
     if (error) return -1;
+    // Each level's child of that name (a level may also hold a `ringprof.grow`, see below).
     int depth = 0;
     simdjson::dom::array children;
-    while (node["children"].get(children) == simdjson::SUCCESS && children.size() != 0) {
-        node = children.at(0);
-        EXPECT_EQ(std::string_view(node["name"]), "level");
-        ++depth;
+    for (bool deeper = true; deeper && node["children"].get(children) == simdjson::SUCCESS;) {
+        deeper = false;
+        for (simdjson::dom::element child : children) {
+            if (std::string_view(child["name"]) != "level") continue;
+            node = child;
+            deeper = true;
+            ++depth;
+            break;
+        }
     }
     return depth;
 }
@@ -77,10 +83,20 @@ TEST(DeepNesting, TenThousandLevelsWriteEveryAggregateOutputInAFewMegabytes) {
     // The tree keeps kMaxTreeDepth levels; the deeper ones are folded into the last (README).
     EXPECT_EQ(depth_of_timers_file(read_text(dir.path() / "deep_timers.json")),
               std::min(kDepth, static_cast<int>(kMaxTreeDepth)));
+    // One row for the levels. The ring grows from its first segment to hold them all open; when
+    // the drainer had no bigger segment ready in time (a loaded machine), the thread grew it
+    // itself, which is recorded as a `ringprof.grow` scope: the only other row there may be.
     const auto stats = load_stats_json((dir.path() / "deep_stats.json").string());
-    ASSERT_EQ(stats.size(), 1u);
-    EXPECT_EQ(stats[0].counts.ncalls, static_cast<std::uint64_t>(kDepth));
-    EXPECT_EQ(stats[0].counts.primitive_calls, 1u);
+    const FunctionStats* level = nullptr;
+    for (const FunctionStats& f : stats) {
+        if (f.name == "level")
+            level = &f;
+        else
+            EXPECT_EQ(f.name, "ringprof.grow") << "a row of its own";
+    }
+    ASSERT_NE(level, nullptr);
+    EXPECT_EQ(level->counts.ncalls, static_cast<std::uint64_t>(kDepth));
+    EXPECT_EQ(level->counts.primitive_calls, 1u);
 }
 
 // ---- a user's depth, on a small stack ---------------------------------------------------------

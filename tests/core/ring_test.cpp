@@ -1,6 +1,7 @@
 // The SPSC ring on its own: ordering under a concurrent consumer, and whole-scope admission.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -25,17 +26,37 @@ struct OwnedRing {
     Ring ring;
 };
 
+// How long a producer and a consumer run against each other: `n` units on an idle machine. On a
+// loaded one the two sides may share a core, and each yield of a side that cannot move may hand
+// the core to another process for a whole time slice: a lap of a tiny ring then costs
+// milliseconds, and 2 million events took over 5 minutes. So past a time budget the pair stops
+// once it has done `floor` units, counted in laps of the ring (each lap costs a switch at most).
+class RunLength {
+public:
+    RunLength(std::uint64_t n, std::uint64_t floor) : n_(n), floor_(std::min(n, floor)) {}
+    bool enough(std::uint64_t done) const {
+        return done >= n_ || (done >= floor_ && std::chrono::steady_clock::now() >= deadline_);
+    }
+
+private:
+    std::uint64_t n_, floor_;
+    std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+};
+
+// Laps of the ring every run makes, however loaded the machine.
+constexpr std::uint64_t kLapsAtLeast = 2000;
+
 // The head is a lap plus the cursor's offset, stored apart: read torn across a wrap, it must only
 // ever fall behind. A ring of 4 slots wraps every 4 events, so a head read a lap too high would
 // hand the consumer stale slots (out of order here) within a few thousand wraps. A side that cannot
-// move yields: on a loaded machine the two threads may share one core, and a spinning side would
-// hold it for a whole time slice per lap of the ring (2 million events took over 5 minutes).
+// move yields, as the two threads may share one core.
 void expect_every_event_in_order(std::uint64_t capacity) {
     OwnedRing r(capacity);
-    const std::uint64_t n = static_cast<std::uint64_t>(testing::scaled(2'000'000));
+    const RunLength length(static_cast<std::uint64_t>(testing::scaled(2'000'000)), kLapsAtLeast * capacity);
+    std::atomic<bool> stop{false};
+    std::uint64_t written = 0;
     std::thread producer([&] {
-        std::uint64_t written = 0;
-        while (written < n) {
+        while (!stop.load(std::memory_order_relaxed)) {
             Event e{written, written << 4};
             if (r.ring.try_write(&e, 1))
                 ++written;
@@ -45,7 +66,7 @@ void expect_every_event_in_order(std::uint64_t capacity) {
     });
     std::uint64_t expected = 0;
     bool in_order = true;
-    while (expected < n) {
+    const auto read = [&] {
         const std::uint64_t tail = r.ring.tail();
         const std::uint64_t head = r.ring.readable_head();
         if (head == tail) std::this_thread::yield();
@@ -54,10 +75,13 @@ void expect_every_event_in_order(std::uint64_t capacity) {
             ++expected;
         }
         r.ring.release(head);
-    }
+    };
+    while (!length.enough(expected)) read();
+    stop.store(true, std::memory_order_relaxed);
     producer.join();
+    read();  // what the producer wrote before it saw the stop
     EXPECT_TRUE(in_order);
-    EXPECT_EQ(expected, n);
+    EXPECT_EQ(expected, written);
 }
 
 TEST(Ring, ConsumerSeesEveryEventInOrderWhileProducerRuns) { expect_every_event_in_order(1024); }
@@ -67,12 +91,13 @@ TEST(Ring, ConsumerSeesEveryEventInOrderWhileProducerWrapsATinyRingConstantly) {
 // The consumer reads a record's later events once it sees its first (a signature, a step), so a
 // record is published whole: the readable head is always at a record's boundary.
 TEST(Ring, AMultiEventRecordIsPublishedWholeWhileTheConsumerReads) {
-    OwnedRing r(16);
-    constexpr std::uint64_t kRecord = 3;
-    const std::uint64_t n = static_cast<std::uint64_t>(testing::scaled(600'000));
+    constexpr std::uint64_t kCapacity = 16, kRecord = 3;
+    OwnedRing r(kCapacity);
+    const RunLength length(static_cast<std::uint64_t>(testing::scaled(600'000)), kLapsAtLeast * (kCapacity / kRecord));
+    std::atomic<bool> stop{false};
+    std::uint64_t written = 0;
     std::thread producer([&] {
-        std::uint64_t written = 0;
-        while (written < n) {
+        while (!stop.load(std::memory_order_relaxed)) {
             const Event record[kRecord] = {{written, 1}, {written, 2}, {written, 3}};
             if (r.ring.try_write(record, kRecord))
                 ++written;
@@ -80,24 +105,28 @@ TEST(Ring, AMultiEventRecordIsPublishedWholeWhileTheConsumerReads) {
                 std::this_thread::yield();  // as above: the two sides may share a core
         }
     });
-    std::uint64_t read = 0, split = 0;
+    std::uint64_t records = 0, split = 0;
     bool whole = true;
-    while (read < n) {
+    const auto read = [&] {
         const std::uint64_t tail = r.ring.tail();
         const std::uint64_t head = r.ring.readable_head();
         if ((head - tail) % kRecord != 0) ++split;
         if (head == tail) std::this_thread::yield();
         for (std::uint64_t i = tail; i + kRecord <= head; i += kRecord) {
             for (std::uint64_t k = 0; k < kRecord; ++k) {
-                whole = whole && r.ring.at(i + k).tsc == read && r.ring.at(i + k).tag == k + 1;
+                whole = whole && r.ring.at(i + k).tsc == records && r.ring.at(i + k).tag == k + 1;
             }
-            ++read;
+            ++records;
         }
         r.ring.release(tail + (head - tail) / kRecord * kRecord);
-    }
+    };
+    while (!length.enough(records)) read();
+    stop.store(true, std::memory_order_relaxed);
     producer.join();
+    read();  // what the producer wrote before it saw the stop
     EXPECT_EQ(split, 0u) << "the head stopped inside a record";
     EXPECT_TRUE(whole);
+    EXPECT_EQ(records, written);
 }
 
 // The markers test only a ring's room inline, so a thread without a ring must point at one that

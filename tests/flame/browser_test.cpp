@@ -500,14 +500,48 @@ TEST_F(FlameBrowserDemo, NoPercentagePassesOneHundredAndTheBaseIsStated) {
 TEST_F(FlameBrowserDemo, TrainersWorkIsLabelledSideBySideAndThreadTimeWidthsScaleNothing) {
     set_select("view", "1");  // all threads, side by side
     set_select("width-mode", "thread");
+    // The trainer's work sits under its thread's own frame.
     const DrawnFrame step = find(frames(), "all threads/trainer/training/train_step");
-    EXPECT_GT(step.w, 24.0) << "wide enough for its label";
     for (const DrawnFrame& f : frames()) {
         if (f.w < 3 || f.path.find("collect_rollout") == std::string::npos) continue;
         browser().hover(f.x + f.w / 2, f.y + f.h / 2);
         EXPECT_EQ(state("tip").find("true width"), std::string::npos) << f.path;
     }
     save_screenshot("flame_e2e_side_by_side.png");
+
+    // Side by side, each frame is as wide as its share of all threads' time, and that share is
+    // the scheduler's: on a loaded machine a worker waiting for a core runs longer in wall time,
+    // and train_step can come out narrower than its name at any fixed window size. So the window
+    // is made wide enough for the whole name (8 px of padding and 10 characters), and the names
+    // drawn are read back from the chart's text calls.
+    const DrawnFrame all = find(frames(), "all threads");
+    ASSERT_GT(step.w, 0.0);
+    const double wanted = 150.0, widest = 30000.0;  // a canvas is at most 32,767 px wide
+    const double window = std::ceil(1280.0 * std::max(1.0, wanted / step.w));
+    if (window > widest) {
+        GTEST_SKIP() << "train_step took " << step.w / all.w << " of all threads' time in this run (the trainer "
+                     << "was starved of a core): no window up to " << widest << " px draws it wide enough to label";
+    }
+    browser().evaluate(
+        "(() => { window.chartLabels = []; const draw = CanvasRenderingContext2D.prototype.fillText;"
+        " CanvasRenderingContext2D.prototype.fillText = function (text) {"
+        " if (this.canvas.id === 'chart') window.chartLabels.push(String(text)); return draw.apply(this, arguments); };"
+        " return ''; })()");
+    browser().resize(static_cast<int>(window), 820);
+    set_select("view", "1");  // drawn again, whether or not the window changed
+    simdjson::dom::parser parser;
+    settled(parser, "window.ringprofFlame.state()");
+    const DrawnFrame wide = find(frames(), "all threads/trainer/training/train_step");
+    std::printf("train_step: %.1f px of %.0f at 1280 px, %.1f px in a window %.0f px wide (not checked)\n", step.w,
+                all.w, wide.w, window);
+    EXPECT_GE(wide.w, wanted * 0.9) << "a window " << window << " px wide";
+    std::set<std::string> labels;
+    for (simdjson::dom::element l : settled(parser, "window.chartLabels").get_array())
+        labels.insert(std::string(std::string_view(l)));
+    EXPECT_EQ(labels.count("train_step"), 1u) << "train_step, " << wide.w << " px wide, is not labelled";
+    EXPECT_EQ(labels.count("trainer"), 1u) << "the trainer's thread frame is not labelled";
+    browser().resize(1280, 820);
+
     // Merged, wall-time widths: the workers' time is drawn scaled into "training", and says so.
     set_select("view", "0");
     set_select("width-mode", "wall");

@@ -339,17 +339,24 @@ void run_workload(const std::string& dir) {
     c.flush_interval_ms = 1;
     Session session(c);
     std::atomic<bool> done{false};
+    std::atomic<int> loads{0};
     std::thread loader([&] {
         while (!done.load()) {
-            PROF_SCOPE("load");
             {
-                PROF_SCOPE("decode");
-                spin_ns(2000);
+                PROF_SCOPE("load");
+                {
+                    PROF_SCOPE("decode");
+                    spin_ns(2000);
+                }
+                PROF_SCOPE("augment");
+                spin_ns(1000);
             }
-            PROF_SCOPE("augment");
-            spin_ns(1000);
+            ++loads;
         }
     });
+    // The steps take 20 ms; on a loaded machine the loader may not start running before they
+    // end, and would then record nothing. The steps begin once it has loaded once.
+    while (loads.load() == 0) std::this_thread::yield();
     for (int step = 0; step < 5; ++step) {
         PROF_STEP(step);
         {
