@@ -232,6 +232,20 @@ TEST(Ring, ARefusedScopeEndedElsewhereStopsRefusingThisThreadsScopes) {
     EXPECT_EQ(r.ring.closings_outstanding(), 1u);  // the scope just begun
 }
 
+// The drainer lets an exited thread go only once it has read every note of an end made
+// elsewhere: the ring counts the notes written for it, less those the ending thread's own ring
+// refused, and ends of refused scopes (which write none).
+TEST(Ring, NotesWrittenElsewhereCountTheEndsOfAdmittedScopesWhoseNoteWasKept) {
+    OwnedRing r(16);
+    r.ring.end_elsewhere();
+    r.ring.end_elsewhere();
+    r.ring.end_elsewhere();
+    r.ring.note_lost();
+    r.ring.end_refused_elsewhere();
+    EXPECT_EQ(r.ring.notes_written_elsewhere(), 2u);
+    EXPECT_EQ(r.ring.ends_made_elsewhere(), 4u);
+}
+
 // While another thread may still end one of its scopes, a ring must outlive its thread unused:
 // the closer touches it.
 TEST(Ring, ClosingsOutstandingCountsScopesAnotherThreadMayStillEnd) {

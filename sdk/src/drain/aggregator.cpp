@@ -221,11 +221,13 @@ bool Aggregator::close_aside(ThreadTrack& track, const void* site, std::uint64_t
 }
 
 void Aggregator::hold_closed_elsewhere(std::uint64_t opener_ring, std::uint64_t close_tag, std::uint64_t ticks) {
+    HeldNotes& held = elsewhere_[opener_ring];
     if (held_elsewhere_ >= kMaxHeldElsewhere) {
-        ++misnested_;  // its opener stays open until a scope around it ends (close_misnested)
+        ++held.dropped;  // read all the same (ThreadTrack::notes_read)
+        ++misnested_;    // its opener stays open until a scope around it ends (close_misnested)
         return;
     }
-    elsewhere_[opener_ring].push_back(ClosedElsewhere{ticks, close_tag});
+    held.notes.push_back(ClosedElsewhere{ticks, close_tag});
     ++held_elsewhere_;
 }
 
@@ -242,9 +244,11 @@ void Aggregator::settle_closed_elsewhere(const std::vector<ThreadTrack*>& tracks
 void Aggregator::take_closed_elsewhere(ThreadTrack& track) {
     const auto it = elsewhere_.find(static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&track.ring->ring())));
     if (it == elsewhere_.end()) return;
-    held_elsewhere_ -= it->second.size();
+    const HeldNotes& held = it->second;
+    held_elsewhere_ -= held.notes.size();
+    track.notes_read += held.notes.size() + held.dropped;
     std::vector<ClosedElsewhere>& mine = track.closed_elsewhere;
-    mine.insert(mine.end(), it->second.begin(), it->second.end());
+    mine.insert(mine.end(), held.notes.begin(), held.notes.end());
     elsewhere_.erase(it);
     std::stable_sort(mine.begin(), mine.end(),
                      [](const ClosedElsewhere& a, const ClosedElsewhere& b) { return a.ticks < b.ticks; });

@@ -117,7 +117,11 @@ private:
     // Held-aside scopes open on one thread at once; beyond, the oldest is dropped (counted):
     // its end was lost.
     static constexpr std::size_t kMaxWaiting = 1 << 20;
-    std::unordered_map<std::uint64_t, std::vector<ClosedElsewhere>> elsewhere_;
+    struct HeldNotes {
+        std::vector<ClosedElsewhere> notes;
+        std::uint64_t dropped = 0;  // past the bound: read, not kept
+    };
+    std::unordered_map<std::uint64_t, HeldNotes> elsewhere_;
     std::size_t held_elsewhere_ = 0;
 
     // Captured contexts, by id, in a bounded window: a context older than the window adopts

@@ -224,7 +224,6 @@ std::uint64_t Drainer::pass() {
     withheld_ = WithheldSpans{};
     growing_rings_ = 0;
     bool any_withheld = false;
-    bool every_ring_read = true;
     for (std::size_t k = 0; k < tracks_.size();) {
         ThreadTrack& track = *tracks_[k];
         Ring& ring = track.ring->ring();
@@ -263,19 +262,17 @@ std::uint64_t Drainer::pass() {
         track.blocked_passes = stop < head ? track.blocked_passes + 1 : 0;
         grow_if_filling(ring, head - tail);
         track.read_to_exit = retired && stop == head;
-        every_ring_read = every_ring_read && stop == head;
         ++k;
     }
     // Ends made elsewhere in this pass, of scopes of threads read before it; then the exited
-    // threads go, after every ring of the pass was read: an end made elsewhere of a scope of
-    // theirs may be in a ring read after their own, or in a part of a ring this pass left. A
-    // thread that exited while another thread held one of its scopes stays until that end comes.
+    // threads go, once every end of their scopes made elsewhere has been read: those are noted
+    // in other threads' rings, which may be read after their own or in a later pass (counted on
+    // their ring: ThreadTrack::every_note_read), and may still be made after they exited while
+    // another thread holds one of their scopes (ThreadRing::held_elsewhere).
     aggregator_.settle_closed_elsewhere(tracks_);
     for (std::size_t k = 0; k < tracks_.size();) {
         ThreadTrack& track = *tracks_[k];
-        const bool may_end_elsewhere = track.may_be_closed_elsewhere();
-        if (track.read_to_exit &&
-            (!may_end_elsewhere || (every_ring_read && !track.ring->held_elsewhere()))) {
+        if (track.read_to_exit && !track.ring->held_elsewhere() && track.every_note_read()) {
             aggregator_.retire(track);
             keep_counts_of_exited(track);
             retired_counts_ += track.counts();

@@ -38,7 +38,11 @@ struct ThreadTrack {
     // `already_counted`: what the ring counted before this session (a ring parked by an earlier
     // session); a newly announced ring starts from zero.
     explicit ThreadTrack(ThreadRing* r, RingCounts already_counted = {})
-        : ring(r), tid(r->tid()), serial(r->serial()), counted_before(already_counted) {
+        : ring(r),
+          tid(r->tid()),
+          serial(r->serial()),
+          counted_before(already_counted),
+          notes_before(r->ring().notes_written_elsewhere()) {
         stack.push_back(OpenScope{CallTree::kRoot, 0});
     }
 
@@ -59,12 +63,16 @@ struct ThreadTrack {
     // events reach their time (the earliest is `next_elsewhere_ticks`, all ones: none).
     std::vector<ClosedElsewhere> closed_elsewhere;
     std::uint64_t next_elsewhere_ticks = ~std::uint64_t{0};
+    // Notes of ends of this thread's scopes made elsewhere that the drainer has read, against the
+    // ring's count of notes written (Ring::notes_written_elsewhere(), from `notes_before`): an
+    // exited thread goes once they agree, so no end of its scopes is read after it went.
+    std::uint64_t notes_before;
+    std::uint64_t notes_read = 0;
     std::uint64_t last_ticks = 0;  // the time of the last event decoded
 
     RingCounts counts() const { return ring->ring().counts() - counted_before; }
     std::uint32_t depth() const { return static_cast<std::uint32_t>(stack.size() - 1); }
-    // Open scopes that another thread may still end (EventKind::EndElsewhere).
-    bool may_be_closed_elsewhere() const { return stack.size() > 1 || !waiting.empty(); }
+    bool every_note_read() const { return notes_read >= ring->ring().notes_written_elsewhere() - notes_before; }
 };
 
 // A thread's ring counts as the outputs show them (ticks as ns).

@@ -129,7 +129,7 @@ void close_slow(Closing closing, std::uint64_t tag) noexcept {
         } else {
             ring->end_elsewhere();
             Event note[2] = {{0, make_tag(ring, EventKind::EndElsewhere)}, {tag, 0}};
-            write_slow(note, 2);
+            if (!write_slow(note, 2)) ring->note_lost();
         }
         return;
     }

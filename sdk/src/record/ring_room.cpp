@@ -323,17 +323,18 @@ bool Ring::admit(std::uint64_t n) noexcept {
     return suppressed_ == 0 && make_room(n);
 }
 
-// Loaded before exchanged: the line is written only when another thread did end a scope.
 void Ring::take_ends_made_elsewhere() noexcept {
-    if (ended_elsewhere_.load(std::memory_order_relaxed) != 0) {
+    const std::uint64_t ended = ended_elsewhere_.load(std::memory_order_acquire);
+    if (ended != ended_taken_) {
         // Their room is given back through the limit, not the room: while a refused scope is
         // open the room stays 0, and the next set_limit() counts the room from the lower mark.
-        const std::uint64_t ended = ended_elsewhere_.exchange(0, std::memory_order_relaxed);
-        limit_ -= std::min(ended, open_scopes());
+        limit_ -= std::min(ended - ended_taken_, open_scopes());
+        ended_taken_ = ended;
     }
-    if (refused_ended_elsewhere_.load(std::memory_order_relaxed) != 0) {
-        const std::uint64_t ended = refused_ended_elsewhere_.exchange(0, std::memory_order_relaxed);
-        suppressed_ -= std::min(ended, suppressed_);
+    const std::uint64_t refused = refused_ended_elsewhere_.load(std::memory_order_acquire);
+    if (refused != refused_taken_) {
+        suppressed_ -= std::min(refused - refused_taken_, suppressed_);
+        refused_taken_ = refused;
     }
 }
 

@@ -24,7 +24,7 @@ ThreadRing::~ThreadRing() = default;
 void ThreadRing::claim(std::uint32_t tid, std::string thread_name, std::uint64_t serial) {
     ring_.reset();
     retired_.store(false, std::memory_order_relaxed);
-    outstanding_at_exit_ = 0;
+    ends_due_at_exit_ = 0;
     tid_ = tid;
     serial_ = serial;
     set_thread_name(std::move(thread_name));

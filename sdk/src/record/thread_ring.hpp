@@ -29,13 +29,14 @@ public:
 
     // Set by the owning thread when it exits; the drainer then drains to the end and recycles.
     void retire() noexcept {
-        outstanding_at_exit_ = ring_.closings_outstanding();
+        const std::uint64_t outstanding = ring_.closings_outstanding();
+        ends_due_at_exit_ = ring_.ends_taken() + outstanding;
         retired_.store(true, std::memory_order_release);
     }
     bool retired() const noexcept { return retired_.load(std::memory_order_acquire); }
     // Retired while other threads held scopes of it (Ring::closings_outstanding()) that have not
     // all ended yet: their ends will touch this ring, so it is neither reused nor freed until then.
-    bool held_elsewhere() const noexcept { return ring_.ends_made_elsewhere() < outstanding_at_exit_; }
+    bool held_elsewhere() const noexcept { return ring_.ends_made_elsewhere() < ends_due_at_exit_; }
 
     // Called on the owning thread when it takes the ring from the pool.
     void claim(std::uint32_t tid, std::string thread_name, std::uint64_t serial);
@@ -49,7 +50,7 @@ private:
     Ring ring_;
     const std::uint64_t first_capacity_;
     std::atomic<bool> retired_{false};
-    std::uint64_t outstanding_at_exit_ = 0;  // written before retired_ is released
+    std::uint64_t ends_due_at_exit_ = 0;  // ends made elsewhere once none is held; before retired_
     std::uint32_t tid_ = 0;
     std::uint64_t serial_ = 0;
     mutable std::mutex name_mutex_;  // names change rarely; never taken on the hot path

@@ -179,11 +179,21 @@ public:
     // room (take_ends_made_elsewhere()): an admitted scope gives back the room kept for its End,
     // a refused one stops holding this thread's later scopes refused. Without this, every
     // hand-over shrank the ring for good, until each Begin was refused.
-    void end_elsewhere() noexcept { ended_elsewhere_.fetch_add(1, std::memory_order_relaxed); }
-    void end_refused_elsewhere() noexcept { refused_ended_elsewhere_.fetch_add(1, std::memory_order_relaxed); }
-    // Those not taken by the producer: after its thread exited, every end made elsewhere since.
+    // An admitted scope's end also writes a note (EventKind::EndElsewhere) into the ending
+    // thread's own ring; `note_lost()` when that ring refused it.
+    void end_elsewhere() noexcept { ended_elsewhere_.fetch_add(1, std::memory_order_release); }
+    void end_refused_elsewhere() noexcept { refused_ended_elsewhere_.fetch_add(1, std::memory_order_release); }
+    void note_lost() noexcept { notes_lost_.fetch_add(1, std::memory_order_release); }
+    // Every end made elsewhere since the ring was claimed, admitted or refused.
     std::uint64_t ends_made_elsewhere() const noexcept {
         return ended_elsewhere_.load(std::memory_order_acquire) + refused_ended_elsewhere_.load(std::memory_order_acquire);
+    }
+    // Of those, the ones the producer has taken (closings_outstanding() counts the rest).
+    std::uint64_t ends_taken() const noexcept { return ended_taken_ + refused_taken_; }
+    // Notes of ends of this ring's scopes written into other rings since it was claimed: the
+    // drainer has every end of this thread's scopes once it has read that many.
+    std::uint64_t notes_written_elsewhere() const noexcept {
+        return ended_elsewhere_.load(std::memory_order_acquire) - notes_lost_.load(std::memory_order_acquire);
     }
 
     // A record of `n` events that is not a scope (gauge, context capture): written only if it
@@ -294,6 +304,9 @@ public:
         suppressed_ = 0;
         ended_elsewhere_.store(0, std::memory_order_relaxed);
         refused_ended_elsewhere_.store(0, std::memory_order_relaxed);
+        notes_lost_.store(0, std::memory_order_relaxed);
+        ended_taken_ = 0;
+        refused_taken_ = 0;
         dropped_.store(0, std::memory_order_relaxed);
         waits_.store(0, std::memory_order_relaxed);
         wait_ticks_.store(0, std::memory_order_relaxed);
@@ -389,10 +402,14 @@ private:
     // Alone on its line: the class's alignment pads whatever follows a Ring to the next line.
     alignas(kCacheLine) std::atomic<std::uint64_t> tail_{0};
     RingSegment* read_seg_;  // the segment being read
-    // Scopes of this ring ended on other threads, not yet taken by the producer: beside the
-    // consumer's tail, off the line the producer writes on every event.
+    // Scopes of this ring ended on other threads, counted from the ring's claim: beside the
+    // consumer's tail, off the line the producer writes on every event. The producer's own
+    // marks of how many it has taken live there too (read only on its slow path).
     std::atomic<std::uint64_t> ended_elsewhere_{0};
     std::atomic<std::uint64_t> refused_ended_elsewhere_{0};
+    std::atomic<std::uint64_t> notes_lost_{0};
+    std::uint64_t ended_taken_ = 0;
+    std::uint64_t refused_taken_ = 0;
     std::atomic<bool> drained_{false};
 };
 
