@@ -4,14 +4,15 @@
 // the figure is the median, over batch pairs, threads and iterations, of the ratio of the two
 // (scope_vs_bare_pair), the way bench_overhead pairs a scope with its floor. Beside it: the waits
 // for the drainer and the drops in that time (Snapshot::waits, Snapshot::dropped, over every
-// ring), whether the count of recorded scopes is exact, and how many events the one drainer
-// thread turned into aggregates per second of its own CPU time (its thread CPU clock, found by its
-// name, "ringprof-drain", under /proc/self/task): the drain's throughput, which the recording
-// outgrows when it stays flat while threads are added.
+// ring), whether the count of recorded scopes is exact, how many threads drained (drain_threads:
+// the drainer and the helpers that decode shares of its passes, RINGPROF_DRAINERS) and how many
+// events they turned into aggregates per second of their own CPU time (their thread CPU clocks,
+// found by their name, "ringprof-drain", under /proc/self/task): the drain's throughput, which the
+// recording outgrows when it stays flat while threads are added.
 //
 // The threads live across iterations (their rings have grown), start every iteration together,
 // and the session is ringprof's default configuration with only the timers output (what is
-// measured is the marker and the drain, not a writer). Cheap: a few seconds in all at 2 cores.
+// measured is the marker and the drain, not a writer); RINGPROF_DRAINERS is honoured. Cheap: a few seconds in all at 2 cores.
 #include <benchmark/benchmark.h>
 #include <dirent.h>
 #include <pthread.h>
@@ -43,31 +44,12 @@ ringprof::Session* g_session = nullptr;
 
 void start_session() {
     if (g_session != nullptr) return;
-    ringprof::Config c;
+    ringprof::Config c = ringprof::Config::from_environment();
     c.output_dir = "./ringprof_bench_out";
     c.run_id = "bench_scaling";
     c.backends = {"timers"};
     c.system_metrics = false;
     g_session = new ringprof::Session(c);
-}
-
-// The thread CPU clock of the thread named `name`, or -1 if there is none.
-clockid_t cpu_clock_of_thread_named(const char* name) {
-    DIR* tasks = ::opendir("/proc/self/task");
-    if (tasks == nullptr) return -1;
-    clockid_t found = -1;
-    while (dirent* e = ::readdir(tasks)) {
-        if (e->d_name[0] == '.') continue;
-        std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
-        std::string n;
-        std::getline(comm, n);
-        if (n != name) continue;
-        const auto tid = static_cast<clockid_t>(std::atoi(e->d_name));
-        found = (~tid << 3) | 6;  // the kernel's per-thread CPU clock id (CPUCLOCK_SCHED, per thread)
-        break;
-    }
-    ::closedir(tasks);
-    return found;
 }
 
 double cpu_seconds(clockid_t clock) {
@@ -76,6 +58,28 @@ double cpu_seconds(clockid_t clock) {
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+// The threads named `name` and their CPU time so far, summed.
+struct NamedThreadsCpu {
+    int threads = 0;
+    double seconds = 0.0;
+};
+NamedThreadsCpu cpu_of_threads_named(const char* name) {
+    NamedThreadsCpu sum;
+    DIR* tasks = ::opendir("/proc/self/task");
+    if (tasks == nullptr) return sum;
+    while (dirent* e = ::readdir(tasks)) {
+        if (e->d_name[0] == '.') continue;
+        std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
+        std::string n;
+        std::getline(comm, n);
+        if (n != name) continue;
+        const auto tid = static_cast<clockid_t>(std::atoi(e->d_name));
+        ++sum.threads;
+        sum.seconds += cpu_seconds((~tid << 3) | 6);  // the kernel's per-thread CPU clock id (CPUCLOCK_SCHED)
+    }
+    ::closedir(tasks);
+    return sum;
+}
 // Threads that time kBatchPairs pairs of batches per generation, started together.
 class Pool {
 public:
@@ -159,16 +163,16 @@ void BM_ScopesBackToBack(benchmark::State& state) {
     Pool pool(threads);
     pool.run();  // warm-up: every ring grows to its size before anything is counted
     // The drainer names itself once its start's work is done (milliseconds after the session's).
-    clockid_t drainer = -1;
-    for (int tries = 0; tries < 500 && (drainer = cpu_clock_of_thread_named("ringprof-drain")) == -1; ++tries) {
+    NamedThreadsCpu drain_before;
+    for (int tries = 0; tries < 500 && (drain_before = cpu_of_threads_named("ringprof-drain")).threads == 0; ++tries) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    if (drainer == -1) {
+    if (drain_before.threads == 0) {
         state.SkipWithError("no thread named ringprof-drain under /proc/self/task after 5 s");
         return;
     }
     const ringprof::Snapshot before = g_session->snapshot();
-    const double drainer_cpu_before = cpu_seconds(drainer);
+    drain_before = cpu_of_threads_named("ringprof-drain");
     std::vector<double> ratios;
     std::uint64_t generations = 0;
     for (auto _ : state) {
@@ -178,7 +182,9 @@ void BM_ScopesBackToBack(benchmark::State& state) {
     }
     std::sort(ratios.begin(), ratios.end());
     const ringprof::Snapshot after = g_session->snapshot();  // every ring read to here
-    const double drainer_cpu = cpu_seconds(drainer) - drainer_cpu_before;
+    // A helper started meanwhile had no CPU time before.
+    const NamedThreadsCpu drain_after = cpu_of_threads_named("ringprof-drain");
+    const double drainer_cpu = drain_after.seconds - drain_before.seconds;
     const std::uint64_t scopes = generations * static_cast<std::uint64_t>(threads) * kScopesPerBatch * kBatchPairs;
     state.counters["threads"] = threads;
     state.counters["scope_vs_bare_pair"] = ratios.empty() ? 0.0 : ratios[ratios.size() / 2];  // the median
@@ -186,6 +192,7 @@ void BM_ScopesBackToBack(benchmark::State& state) {
     state.counters["wait_ms"] = static_cast<double>(after.wait_ns - before.wait_ns) * 1e-6;
     state.counters["dropped"] = static_cast<double>(after.dropped - before.dropped);
     state.counters["counts_exact"] = recorded_scopes(after) - recorded_scopes(before) == scopes ? 1 : 0;
+    state.counters["drain_threads"] = drain_after.threads;
     state.counters["drainer_cpu_s"] = drainer_cpu;
     state.counters["events_per_drainer_cpu_s"] =
         drainer_cpu > 0.0 ? 2.0 * static_cast<double>(scopes) / drainer_cpu : 0;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The "many cores" table in one go, for a machine with more cores than CI's: per-scope cost
 # against a bare rdtsc pair, waits, drops and the drain's events per drainer CPU-second at 1, 2,
-# 4 ... all cores (bench_scaling, best of 5 repetitions); the tail of one scope at 1 thread and at
+# 4 ... all cores (bench_scaling, best of 5 repetitions), with the drain split as the cores allow
+# (RINGPROF_DRAINERS=0, the default) and with one drainer (RINGPROF_DRAINERS=1); the tail of one scope at 1 thread and at
 # 2x and 4x the cores (bench_scope_tail); a thread's first scope and a process's very first scope;
 # a producer's own growth beside the drainer's preparation (bench_growth). A few minutes at most.
 #
@@ -23,8 +24,10 @@ for b in bench_scaling bench_scope_tail bench_growth; do
 done
 cd "$out"
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), load: $(cut -d' ' -f1-3 /proc/loadavg)"
-timeout 600 "$build/bench/bench_scaling" --benchmark_repetitions=5 --benchmark_format=json \
+RINGPROF_DRAINERS=0 timeout 600 "$build/bench/bench_scaling" --benchmark_repetitions=5 --benchmark_format=json \
     --benchmark_out="$out/scaling.json" --benchmark_out_format=json >/dev/null
+RINGPROF_DRAINERS=1 timeout 600 "$build/bench/bench_scaling" --benchmark_repetitions=5 --benchmark_format=json \
+    --benchmark_out="$out/scaling_one_drainer.json" --benchmark_out_format=json >/dev/null
 timeout 600 "$build/bench/bench_scope_tail" --benchmark_format=json \
     --benchmark_out="$out/tail.json" --benchmark_out_format=json >/dev/null
 timeout 600 "$build/bench/bench_growth" --benchmark_format=json \
@@ -38,18 +41,20 @@ def runs(name):
     with open(f"{out}/{name}.json") as f:
         return [b for b in json.load(f)["benchmarks"] if b.get("run_type") == "iteration"]
 
-by_threads = defaultdict(list)
-for b in runs("scaling"):
-    by_threads[int(b["threads"])].append(b)
-print("\n| threads | PROF_SCOPE / bare pair (median of paired batches, best of 5 repetitions) | waits | time waited | drops | counts exact | events per drainer CPU-s |")
-print("|---|---|---|---|---|---|---|")
-for n in sorted(by_threads):
-    reps = by_threads[n]
-    best = min(r["scope_vs_bare_pair"] for r in reps)
-    eps = sorted(r["events_per_drainer_cpu_s"] for r in reps)[len(reps) // 2]
-    print(f"| {n} | {best:.2f}x | {sum(r['waits'] for r in reps):.0f} | {sum(r['wait_ms'] for r in reps):.1f} ms"
-          f" | {sum(r['dropped'] for r in reps):.0f} | {'yes' if all(r['counts_exact'] == 1 for r in reps) else 'NO'}"
-          f" | {eps / 1e6:.0f} M |")
+for label, name in (("drainers as the cores allow (default)", "scaling"), ("one drainer", "scaling_one_drainer")):
+    by_threads = defaultdict(list)
+    for b in runs(name):
+        by_threads[int(b["threads"])].append(b)
+    print(f"\n{label}:\n")
+    print("| threads | PROF_SCOPE / bare pair (median of paired batches, best of 5 repetitions) | waits | time waited | drops | counts exact | drain threads (started so far) | events per drainer CPU-s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for n in sorted(by_threads):
+        reps = by_threads[n]
+        best = min(r["scope_vs_bare_pair"] for r in reps)
+        eps = sorted(r["events_per_drainer_cpu_s"] for r in reps)[len(reps) // 2]
+        print(f"| {n} | {best:.2f}x | {sum(r['waits'] for r in reps):.0f} | {sum(r['wait_ms'] for r in reps):.1f} ms"
+              f" | {sum(r['dropped'] for r in reps):.0f} | {'yes' if all(r['counts_exact'] == 1 for r in reps) else 'NO'}"
+              f" | {max(r['drain_threads'] for r in reps):.0f} | {eps / 1e6:.0f} M |")
 
 print("\n| tail, threads | p99 / bare | p99.9 / bare | p99.99 / bare | worst / bare | p99.99 | worst | waits | drops | growths (mean) |")
 print("|---|---|---|---|---|---|---|---|---|---|")

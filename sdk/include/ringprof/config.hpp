@@ -77,6 +77,11 @@ struct Config {
 
     // When a ring is full: wait for room (exact counts) or drop. Env: RINGPROF_ON_FULL=wait|drop.
     OnFull on_full = OnFull::Wait;
+    // Threads that may read the rings at once. 0: one, joined by up to one more per four cores
+    // while several threads record faster than one reader keeps up with; n: up to n whenever two
+    // or more threads have something to read. The outputs are the same either way. Env:
+    // RINGPROF_DRAINERS (0 to 64).
+    std::uint32_t drainers = 0;
 
     // ---- system metrics (docs/system_metrics.md) ----
     // Sample CPU, memory, disk, network and GPU utilization into <output_dir>/system/ as

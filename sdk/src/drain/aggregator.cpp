@@ -38,17 +38,18 @@ void open_scope(ThreadTrack& track, std::uint32_t node, std::uint64_t begin_tick
 }  // namespace
 
 std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records,
-                                 WithheldSpans* withheld) {
-    sites_.refresh();
+                                 WithheldSpans* withheld, std::size_t decoder) {
+    SiteCache& sites = sites_[decoder];
+    sites.refresh();
     try {
-        if (!elsewhere_.empty()) take_closed_elsewhere(track);
+        if (openers_held_.load(std::memory_order_relaxed) != 0) take_closed_elsewhere(track);
         std::uint64_t stop = 0;
         if (records == nullptr) {
-            stop = decode_events<Timeline::Off>(track, from, to, nullptr, nullptr);
+            stop = decode_events<Timeline::Off>(track, from, to, nullptr, nullptr, sites);
         } else if (withheld == nullptr) {
-            stop = decode_events<Timeline::Full>(track, from, to, records, nullptr);
+            stop = decode_events<Timeline::Full>(track, from, to, records, nullptr, sites);
         } else {
-            stop = decode_events<Timeline::SpansWithheld>(track, from, to, records, withheld);
+            stop = decode_events<Timeline::SpansWithheld>(track, from, to, records, withheld, sites);
         }
         // Ends made elsewhere before this thread's last event: nothing of this thread before
         // their time is still to come.
@@ -72,9 +73,8 @@ std::uint64_t Aggregator::decode(ThreadTrack& track, std::uint64_t from, std::ui
 }
 
 void Aggregator::say_misnested(const ThreadTrack& track) {
-    ++misnested_;
-    if (!misnested_said_) {
-        misnested_said_ = true;
+    misnested_.fetch_add(1, std::memory_order_relaxed);
+    if (!misnested_said_.exchange(true, std::memory_order_relaxed)) {
         std::fprintf(stderr,
                      "ringprof: a scope on thread %u did not nest: ended on another thread than the one that opened "
                      "it, closed while scopes opened after it were open, or lost to a marker in a signal handler; "
@@ -221,7 +221,9 @@ bool Aggregator::close_aside(ThreadTrack& track, const void* site, std::uint64_t
 }
 
 void Aggregator::hold_closed_elsewhere(std::uint64_t opener_ring, std::uint64_t close_tag, std::uint64_t ticks) {
+    const auto lock = lock_shared();
     HeldNotes& held = elsewhere_[opener_ring];
+    openers_held_.store(elsewhere_.size(), std::memory_order_relaxed);
     if (held_elsewhere_ >= kMaxHeldElsewhere) {
         ++held.dropped;  // read all the same (ThreadTrack::notes_read)
         ++misnested_;    // its opener stays open until a scope around it ends (close_misnested)
@@ -232,7 +234,7 @@ void Aggregator::hold_closed_elsewhere(std::uint64_t opener_ring, std::uint64_t 
 }
 
 void Aggregator::settle_closed_elsewhere(const std::vector<ThreadTrack*>& tracks) {
-    if (elsewhere_.empty()) return;
+    if (openers_held_.load(std::memory_order_relaxed) == 0) return;
     for (ThreadTrack* track : tracks) {
         take_closed_elsewhere(*track);
         // An exited thread's ring is read to its end: nothing of it comes later than any end.
@@ -242,14 +244,19 @@ void Aggregator::settle_closed_elsewhere(const std::vector<ThreadTrack*>& tracks
 }
 
 void Aggregator::take_closed_elsewhere(ThreadTrack& track) {
-    const auto it = elsewhere_.find(static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&track.ring->ring())));
-    if (it == elsewhere_.end()) return;
-    const HeldNotes& held = it->second;
-    held_elsewhere_ -= held.notes.size();
-    track.notes_read += held.notes.size() + held.dropped;
     std::vector<ClosedElsewhere>& mine = track.closed_elsewhere;
-    mine.insert(mine.end(), held.notes.begin(), held.notes.end());
-    elsewhere_.erase(it);
+    {
+        const auto lock = lock_shared();
+        const auto it =
+            elsewhere_.find(static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&track.ring->ring())));
+        if (it == elsewhere_.end()) return;
+        const HeldNotes& held = it->second;
+        held_elsewhere_ -= held.notes.size();
+        track.notes_read += held.notes.size() + held.dropped;
+        mine.insert(mine.end(), held.notes.begin(), held.notes.end());
+        elsewhere_.erase(it);
+        openers_held_.store(elsewhere_.size(), std::memory_order_relaxed);
+    }
     std::stable_sort(mine.begin(), mine.end(),
                      [](const ClosedElsewhere& a, const ClosedElsewhere& b) { return a.ticks < b.ticks; });
     track.next_elsewhere_ticks = mine.front().ticks;
@@ -285,7 +292,7 @@ void Aggregator::apply_closed_elsewhere(ThreadTrack& track, std::uint64_t up_to)
 // What the timeline gets is decided once per call: the loop then has no branch for it.
 template <Aggregator::Timeline kMode>
 std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, std::uint64_t to,
-                                        TimelineRecords* records, WithheldSpans* withheld) {
+                                        TimelineRecords* records, WithheldSpans* withheld, SiteCache& sites) {
     constexpr bool kTimeline = kMode != Timeline::Off;
     constexpr bool kSpans = kMode == Timeline::Full;
     const Ring& ring = track.ring->ring();
@@ -324,7 +331,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
         std::uint64_t length = 1;
         switch (kind) {
             case EventKind::Begin: {
-                const Site* site = sites_.own(static_cast<const Site*>(pointer_of(e.tag)));
+                const Site* site = sites.own(static_cast<const Site*>(pointer_of(e.tag)));
                 const std::uint32_t node = track.tree.child(track.stack.back().node, site, 0);
                 if (__builtin_expect(track.tree.nodes()[node].held_aside, 0)) {
                     open_aside(track, node, e.tsc);
@@ -335,7 +342,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
             }
             case EventKind::End: {
                 // An End with nothing open began before this session: nothing to charge.
-                const Site* site = sites_.own(static_cast<const Site*>(pointer_of(e.tag)));
+                const Site* site = sites.own(static_cast<const Site*>(pointer_of(e.tag)));
                 if (__builtin_expect(track.stack.size() == 1, 0)) {
                     close_aside(track, site, e.tsc, false);
                 } else {
@@ -360,20 +367,24 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 break;
             }
             case EventKind::Detach:
-                detach_innermost(track, sites_.own(static_cast<const Site*>(pointer_of(e.tag))), e.tsc);
+                detach_innermost(track, sites.own(static_cast<const Site*>(pointer_of(e.tag))), e.tsc);
                 break;
             case EventKind::EndElsewhere: {
                 length = 2;
                 // The scope's End names its site: kept as the drainer's own copy, as every site is.
                 std::uint64_t close_tag = ring.at(i + 1).tsc;
                 if (kind_of(close_tag) == EventKind::End)
-                    close_tag = make_tag(sites_.own(static_cast<const Site*>(pointer_of(close_tag))), EventKind::End);
+                    close_tag = make_tag(sites.own(static_cast<const Site*>(pointer_of(close_tag))), EventKind::End);
                 hold_closed_elsewhere(e.tag & ~kKindMask, close_tag, e.tsc);
                 break;
             }
             case EventKind::SigBegin: {
-                const Site* site = sites_.own(static_cast<const Site*>(pointer_of(e.tag)), /*with_signature=*/true);
-                const std::uint64_t signature = stats_.intern_signature(signature_site_of(site), ring, i);
+                const Site* site = sites.own(static_cast<const Site*>(pointer_of(e.tag)), /*with_signature=*/true);
+                std::uint64_t signature = 0;
+                {
+                    const auto lock = lock_shared();
+                    signature = stats_.intern_signature(signature_site_of(site), ring, i);
+                }
                 length = StatsState::record_length(signature_site_of(site));
                 const std::uint32_t node = track.tree.child(track.stack.back().node, site, signature);
                 open_scope(track, node, e.tsc);
@@ -414,8 +425,11 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
             }
             case EventKind::Gauge: {
                 length = 2;
-                const Site* site = sites_.own(static_cast<const Site*>(pointer_of(e.tag)));
-                extras_.gauge(site->name).set(as_double(ring.at(i + 1).tsc), clock_.to_monotonic_ns(e.tsc));
+                const Site* site = sites.own(static_cast<const Site*>(pointer_of(e.tag)));
+                {
+                    const auto lock = lock_shared();
+                    extras_.gauge(site->name).set(as_double(ring.at(i + 1).tsc), clock_.to_monotonic_ns(e.tsc));
+                }
                 if (kSpans) {
                     records->advance_to(spans);
                     records->append(TimelineRecord::gauge(site, e.tsc, as_double(ring.at(i + 1).tsc)));
@@ -426,6 +440,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 break;
             }
             case EventKind::ContextCapture: {
+                const auto lock = lock_shared();
                 ContextSlot& slot = contexts_[value_of(e.tag) % kContextWindow];
                 slot.id = value_of(e.tag);
                 slot.path_id = path_of_stack(track);
@@ -433,11 +448,15 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
             }
             case EventKind::AdoptBegin: {
                 const std::uint64_t id = value_of(e.tag);
-                const ContextSlot& slot = contexts_[id % kContextWindow];
                 std::uint64_t path_id = 0;
-                if (slot.id == id) {
-                    path_id = slot.path_id;
-                } else if (track.blocked_passes < 2) {
+                bool captured = false;
+                {
+                    const auto lock = lock_shared();
+                    const ContextSlot& slot = contexts_[id % kContextWindow];
+                    captured = slot.id == id;
+                    if (captured) path_id = slot.path_id;
+                }
+                if (!captured && track.blocked_passes < 2) {
                     if (kTimeline) records->advance_to(spans);
                     take_back_if_alone(records, records_before, after_thread);
                     track.last_ticks = last_ticks;
@@ -582,7 +601,7 @@ void Aggregator::reset(const std::vector<ThreadTrack*>& live) {
 }
 
 void Aggregator::retire(ThreadTrack& track) {
-    if (!elsewhere_.empty()) take_closed_elsewhere(track);
+    if (openers_held_.load(std::memory_order_relaxed) != 0) take_closed_elsewhere(track);
     apply_closed_elsewhere(track, ~std::uint64_t{0});  // its ring is read: nothing else of it comes
     fold(track, retired_);
     stats_.retire(track.tree);

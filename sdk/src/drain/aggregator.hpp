@@ -3,11 +3,18 @@
 // Each thread's events build that thread's CallTree; a snapshot folds all of them (plus the
 // trees of threads that have exited and of worker processes merged in) into one process tree by
 // name, marking nodes fed by two or more threads parallel.
+//
+// A pass may decode several tracks at once, one per decoder (decode_pool.hpp): each decoder has
+// its own site cache, every track is decoded by one decoder at a time, and what tracks share (ends
+// made elsewhere, captured contexts, gauges, signatures, the misnested count) is locked while
+// set_parallel(true) says decoders run at once; a lone decoder takes no lock.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -34,8 +41,16 @@ public:
     // met a capture that was dropped (full ring) and adopts at the root.
     // With `records` non-null, what a timeline shows is appended there (timeline_records.hpp);
     // with `withheld` non-null too, the spans and gauge samples are only counted there.
+    // `decoder`: which of set_decoders() decodes it (each has its own site cache).
     std::uint64_t decode(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records,
-                         WithheldSpans* withheld = nullptr);
+                         WithheldSpans* withheld = nullptr, std::size_t decoder = 0);
+
+    // How many decoders may decode at once; called between passes.
+    void set_decoders(std::size_t n) {
+        if (n > sites_.size()) sites_.resize(n);
+    }
+    // Whether decoders run at once now (between passes only): what tracks share is locked.
+    void set_parallel(bool parallel) { parallel_ = parallel; }
 
     // Applies the ends that other threads made of the tracks' scopes, once each track's events
     // are past them: called after each pass, as a track read before the ender is not decoded
@@ -72,13 +87,17 @@ public:
     // Scopes that did not nest, since the start: Ends that did not close the innermost open
     // scope of their thread, and scopes closed out of nesting (Detach, EndElsewhere), which the
     // timers and statistics show where they were opened and the timelines leave out.
-    std::uint64_t misnested() const { return misnested_; }
+    std::uint64_t misnested() const { return misnested_.load(std::memory_order_relaxed); }
 
 private:
+    // Held around what decoders share while they run at once; empty otherwise.
+    std::unique_lock<std::mutex> lock_shared() {
+        return parallel_ ? std::unique_lock<std::mutex>(shared_) : std::unique_lock<std::mutex>();
+    }
     enum class Timeline : std::uint8_t { Off, Full, SpansWithheld };
     template <Timeline kTimeline>
     std::uint64_t decode_events(ThreadTrack& track, std::uint64_t from, std::uint64_t to, TimelineRecords* records,
-                                WithheldSpans* withheld);
+                                WithheldSpans* withheld, SiteCache& sites);
     void close_misnested(ThreadTrack& track, const Site* site, std::uint64_t end_ticks);
     void say_misnested(const ThreadTrack& track);
     void detach(ThreadTrack& track, std::size_t frame, std::uint64_t end_ticks);
@@ -106,9 +125,11 @@ private:
     StatsState stats_;  // flat statistics and interned signatures
     // Every site below the decoder is the drainer's own copy (site_table.hpp): what it keeps never
     // points into a module that may be unloaded.
-    SiteCache sites_;
-    std::uint64_t misnested_ = 0;
-    bool misnested_said_ = false;
+    std::vector<SiteCache> sites_ = std::vector<SiteCache>(1);  // one per decoder
+    std::atomic<std::uint64_t> misnested_{0};
+    std::atomic<bool> misnested_said_{false};
+    bool parallel_ = false;
+    std::mutex shared_;
 
     // Ends made by other threads (EventKind::EndElsewhere), by the opener's ring address, until
     // the opener's next decode or the end of the pass takes them; bounded, as an opener may never
@@ -123,6 +144,8 @@ private:
     };
     std::unordered_map<std::uint64_t, HeldNotes> elsewhere_;
     std::size_t held_elsewhere_ = 0;
+    // elsewhere_.size(), read without the lock: most decodes find nothing held.
+    std::atomic<std::size_t> openers_held_{0};
 
     // Captured contexts, by id, in a bounded window: a context older than the window adopts
     // at the root instead of growing memory without limit in long-running thread pools.

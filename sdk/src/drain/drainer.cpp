@@ -213,56 +213,42 @@ std::uint64_t Drainer::pass() {
     // periodic task that returns late still drains before the loop sees the flag).
     if (abandoned_.load()) return 0;
     adopt_new_rings();
-    std::uint64_t events = 0;
-    urgent_ = false;
-    calm_ = true;
     const auto now = std::chrono::steady_clock::now();
     const double since_ns =
         static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_pass_).count());
     last_pass_ = now;
-    TimelineRecords* spans = span_sink_ ? &spans_ : nullptr;
-    withheld_ = WithheldSpans{};
+    std::vector<std::uint64_t>& unread = unread_scratch_;
+    const std::size_t shares = shares_for_pass(unread);
+    cut_into_shares(shares, unread);
+    if (shares == 1) {
+        read_share(shares_[0], 0, since_ns);
+    } else {
+        aggregator_.set_parallel(true);
+        decode_pool_.run(shares, [&](std::size_t k) {
+            survive(g_failed_pass, [&] { read_share(shares_[k], k, since_ns); });
+        });
+        aggregator_.set_parallel(false);
+    }
+    // Joined in track order, as one thread reading every ring in turn would have made them.
+    std::uint64_t events = 0;
+    urgent_ = false;
+    calm_ = true;
     growing_rings_ = 0;
     bool any_withheld = false;
-    for (std::size_t k = 0; k < tracks_.size();) {
-        ThreadTrack& track = *tracks_[k];
-        Ring& ring = track.ring->ring();
-        // Read the retired flag before the head: every event of an exited thread is then below it.
-        const bool retired = track.ring->retired();
-        const std::size_t spans_before = spans_.slots();
-        std::uint64_t tail = 0, head = 0, stop = 0, read = 0;
-        do {  // segment by segment, freeing each one the producer has left
-            tail = ring.tail();
-            head = ring.readable_head();
-            if (spans == nullptr) {
-                stop = aggregator_.decode(track, tail, head, nullptr);
-            } else {
-                // The spans of as much of the range as surely fits the writer's queue are written,
-                // the rest withheld (decoded for the aggregates and counted).
-                const std::size_t room = span_room_(withheld_);
-                const std::size_t queued = spans_.droppable();
-                const std::uint64_t fits = events_within(room > queued ? room - queued : 0, track.depth());
-                const std::uint64_t split = head - tail <= fits ? head : tail + fits;
-                stop = split > tail ? aggregator_.decode(track, tail, split, spans) : tail;
-                if (stop >= split && stop < head) {  // (a decode that stopped early stops here too)
-                    stop = aggregator_.decode(track, stop, head, spans, &withheld_);
-                    any_withheld = true;
-                }
-            }
-            ring.release(stop);
-            events += stop - tail;
-            read += stop - tail;
-            urgent_ = urgent_ || (head - tail) * kUrgentFillDivisor >= ring.reading_capacity();
-        } while (stop == head && ring.next_segment());
-        // At the rate since the last pass, would a calm sleep take it past a quarter?
-        const double calm_ns = std::chrono::duration<double, std::nano>(kCalmSleep).count();
-        calm_ = calm_ && static_cast<double>(read) * calm_ns * kUrgentFillDivisor <
-                             static_cast<double>(ring.capacity()) * since_ns;
-        if (spans_.slots() != spans_before) span_threads_.push_back(SpanThread{track.tid, track.ring->thread_name()});
-        track.blocked_passes = stop < head ? track.blocked_passes + 1 : 0;
-        grow_if_filling(ring, head - tail);
-        track.read_to_exit = retired && stop == head;
-        ++k;
+    withheld_ = shares_[0].withheld;
+    for (std::size_t k = 0; k < shares; ++k) {
+        PassShare& share = shares_[k];
+        if (k > 0) {
+            if (share.spans != nullptr) spans_.append_all(*share.spans);
+            withheld_.dropped += share.withheld.dropped;
+            withheld_.filtered += share.withheld.filtered;
+        }
+        span_threads_.insert(span_threads_.end(), share.span_threads.begin(), share.span_threads.end());
+        for (const auto& [ring, was_unread] : share.unread) grow_if_filling(*ring, was_unread);
+        events += share.events;
+        urgent_ = urgent_ || share.urgent;
+        calm_ = calm_ && share.calm;
+        any_withheld = any_withheld || share.any_withheld;
     }
     // Ends made elsewhere in this pass, of scopes of threads read before it; then the exited
     // threads go, once every end of their scopes made elsewhere has been read: those are noted
@@ -278,8 +264,7 @@ std::uint64_t Drainer::pass() {
             retired_counts_ += track.counts();
             RingRegistry::instance().recycle(track.ring);
             delete tracks_[k];
-            tracks_[k] = tracks_.back();
-            tracks_.pop_back();
+            tracks_.erase(tracks_.begin() + static_cast<std::ptrdiff_t>(k));  // the others keep their order
             continue;
         }
         ++k;
@@ -291,6 +276,126 @@ std::uint64_t Drainer::pass() {
     refill_hot_segments_for_session();
     drainer_pass_done();
     return events;
+}
+
+void Drainer::set_drainers(std::uint32_t setting) {
+    decoders_forced_ = setting != 0;
+    // A decoder per four cores: the others are the recording threads'.
+    max_decoders_ = decoders_forced_ ? setting : std::clamp<std::size_t>(std::thread::hardware_concurrency() / 4, 1, 8);
+    aggregator_.set_decoders(max_decoders_);
+    shares_.resize(max_decoders_);
+}
+
+// One thread, unless the pass has more to read than one decodes in about a quarter of a
+// millisecond (at ~200 M events per second) spread over several busy rings: a helper's wake-up
+// costs tens of microseconds, and a ring is never split. A forced setting splits any pass with
+// two rings to read, so its tests exercise the split on any machine.
+std::size_t Drainer::shares_for_pass(std::vector<std::uint64_t>& unread) const {
+    unread.resize(tracks_.size());
+    if (max_decoders_ == 1) return 1;
+    constexpr std::uint64_t kEventsPerShare = 1 << 16;
+    constexpr std::uint64_t kBusyRing = 1 << 12;
+    std::uint64_t total = 0;
+    std::size_t busy = 0;
+    for (std::size_t k = 0; k < tracks_.size(); ++k) {
+        const Ring& ring = tracks_[k]->ring->ring();
+        unread[k] = ring.readable_head() - ring.tail();
+        total += unread[k];
+        busy += unread[k] >= (decoders_forced_ ? 1 : kBusyRing) ? 1 : 0;
+    }
+    std::size_t shares = std::min(max_decoders_, busy);
+    if (!decoders_forced_) shares = std::min<std::uint64_t>(shares, total / kEventsPerShare);
+    return std::max<std::size_t>(shares, 1);
+}
+
+// Contiguous runs of tracks with about as much to read each.
+void Drainer::cut_into_shares(std::size_t shares, const std::vector<std::uint64_t>& unread) {
+    TimelineRecords* const spans = span_sink_ ? &spans_ : nullptr;
+    if (shares == 1) {
+        PassShare& only = shares_[0];
+        only.first = 0;
+        only.end = tracks_.size();
+        only.spans = spans;
+        only.fixed_room = false;
+        only.withheld = WithheldSpans{};
+    } else {
+        std::uint64_t total = 0;
+        for (std::size_t k = 0; k < tracks_.size(); ++k) total += unread[k] + 1;
+        std::uint64_t sum = 0;
+        std::size_t k = 0;
+        for (std::size_t j = 0; j < shares; ++j) {
+            PassShare& share = shares_[j];
+            share.first = k;
+            const std::uint64_t upto = total * (j + 1) / shares;
+            // Each share takes at least one track and leaves one for each share after it.
+            while (k < tracks_.size() - (shares - 1 - j) && (k == share.first || sum + unread[k] + 1 <= upto)) {
+                sum += unread[k] + 1;
+                ++k;
+            }
+            if (j + 1 == shares) k = tracks_.size();
+            share.end = k;
+            share.withheld = WithheldSpans{};
+            share.fixed_room = spans != nullptr;
+            // The writer's room now, in equal parts: the shares' spans reach it together.
+            share.room = spans != nullptr ? span_room_(share.withheld) / shares : 0;
+            share.spans = spans == nullptr ? nullptr : j == 0 ? spans : &share.own_spans;
+            if (j > 0) share.own_spans.clear();
+        }
+    }
+    for (std::size_t j = 0; j < shares; ++j) {
+        PassShare& share = shares_[j];
+        share.span_threads.clear();
+        share.unread.clear();
+        share.events = 0;
+        share.urgent = false;
+        share.calm = true;
+        share.any_withheld = false;
+    }
+}
+
+void Drainer::read_share(PassShare& share, std::size_t decoder, double since_ns) {
+    TimelineRecords* const spans = share.spans;
+    for (std::size_t k = share.first; k < share.end; ++k) {
+        ThreadTrack& track = *tracks_[k];
+        Ring& ring = track.ring->ring();
+        // Read the retired flag before the head: every event of an exited thread is then below it.
+        const bool retired = track.ring->retired();
+        const std::size_t spans_before = spans != nullptr ? spans->slots() : 0;
+        std::uint64_t tail = 0, head = 0, stop = 0, read = 0;
+        do {  // segment by segment, freeing each one the producer has left
+            tail = ring.tail();
+            head = ring.readable_head();
+            if (spans == nullptr) {
+                stop = aggregator_.decode(track, tail, head, nullptr, nullptr, decoder);
+            } else {
+                // The spans of as much of the range as surely fits the writer's queue are written,
+                // the rest withheld (decoded for the aggregates and counted).
+                const std::size_t room = share.fixed_room ? share.room : span_room_(share.withheld);
+                const std::size_t queued = spans->droppable();
+                const std::uint64_t fits = events_within(room > queued ? room - queued : 0, track.depth());
+                const std::uint64_t split = head - tail <= fits ? head : tail + fits;
+                stop = split > tail ? aggregator_.decode(track, tail, split, spans, nullptr, decoder) : tail;
+                if (stop >= split && stop < head) {  // (a decode that stopped early stops here too)
+                    stop = aggregator_.decode(track, stop, head, spans, &share.withheld, decoder);
+                    share.any_withheld = true;
+                }
+            }
+            ring.release(stop);
+            share.events += stop - tail;
+            read += stop - tail;
+            share.urgent = share.urgent || (head - tail) * kUrgentFillDivisor >= ring.reading_capacity();
+        } while (stop == head && ring.next_segment());
+        // At the rate since the last pass, would a calm sleep take it past a quarter?
+        const double calm_ns = std::chrono::duration<double, std::nano>(kCalmSleep).count();
+        share.calm = share.calm && static_cast<double>(read) * calm_ns * kUrgentFillDivisor <
+                                       static_cast<double>(ring.capacity()) * since_ns;
+        if (spans != nullptr && spans->slots() != spans_before) {
+            share.span_threads.push_back(SpanThread{track.tid, track.ring->thread_name()});
+        }
+        track.blocked_passes = stop < head ? track.blocked_passes + 1 : 0;
+        share.unread.emplace_back(&ring, head - tail);
+        track.read_to_exit = retired && stop == head;
+    }
 }
 
 // A ring more than a quarter full is about to grow. In its first segment it will take a hot
@@ -405,6 +510,7 @@ void Drainer::loop() {
         if (abandoned_.load()) {
             // The end went on without this drainer while it was blocked: whatever the rings hold
             // now may be a later session's, so they go back unread.
+            decode_pool_.stop();
             park_tracks();
             std::lock_guard<std::mutex> lock(mutex_);
             finished_ = true;
@@ -434,6 +540,7 @@ void Drainer::loop() {
                 survive(g_failed_pass, [&] { drain_all(); });
                 progress_.fetch_add(1, std::memory_order_relaxed);
                 run_commands();
+                decode_pool_.stop();
                 lock.lock();
                 finished_ = true;
                 done_.notify_all();

@@ -2,7 +2,8 @@
 // full, after ~100 us while a ring fills fast for its size, ~1 ms while every ring fills slowly,
 // and a little longer each time it finds nothing; a producer whose ring fills past a quarter
 // rings its doorbell, and so do commands (snapshots, grafts) other threads hand it to run
-// between passes. It also grows the rings of hot threads (ring_room.hpp).
+// between passes. It also grows the rings of hot threads (ring_room.hpp). A pass with more to
+// read than one thread decodes quickly is cut into shares decoded at once (decode_pool.hpp).
 #pragma once
 
 #include <atomic>
@@ -18,6 +19,7 @@
 
 #include "drain/aggregator.hpp"
 #include "drain/clock_calibration.hpp"
+#include "drain/decode_pool.hpp"
 #include "drain/end_patience.hpp"
 #include "drain/thread_track.hpp"
 
@@ -58,6 +60,10 @@ public:
     // Runs once on the drainer thread before its first pass: a session's start hands it what the
     // thread that starts the session (often a marker's first call) should not wait for.
     void set_first_task(PeriodicTask task) { first_task_ = std::move(task); }
+    // How many threads may decode one pass (Config::drainers): 0 chooses by the cores and by how
+    // many threads are recording; n > 0 cuts every pass with two or more rings to read into up
+    // to n shares. Before start().
+    void set_drainers(std::uint32_t setting);
 
     // Starts the thread; false (nothing started, nothing to stop) if it cannot be created.
     bool start();
@@ -100,8 +106,25 @@ public:
     void drain_all();
 
 private:
+    // One share of a pass: whole tracks, in track order, decoded by one thread.
+    struct PassShare {
+        std::size_t first = 0, end = 0;    // tracks_[first, end)
+        TimelineRecords* spans = nullptr;  // null: no timeline
+        TimelineRecords own_spans;         // where a share other than the first writes
+        WithheldSpans withheld;
+        bool fixed_room = false;  // decoded at once with other shares: `room` is its part
+        std::size_t room = 0;
+        std::vector<SpanThread> span_threads;
+        std::vector<std::pair<Ring*, std::uint64_t>> unread;  // each ring and what it had unread
+        std::uint64_t events = 0;
+        bool urgent = false, calm = true, any_withheld = false;
+    };
+
     void loop();
     std::uint64_t pass();
+    std::size_t shares_for_pass(std::vector<std::uint64_t>& unread) const;
+    void cut_into_shares(std::size_t shares, const std::vector<std::uint64_t>& unread);
+    void read_share(PassShare& share, std::size_t decoder, double since_ns);
     void adopt_new_rings();
     void run_commands();
     void grow_if_filling(Ring& ring, std::uint64_t was_unread);
@@ -112,6 +135,11 @@ private:
     ClockCalibration& clock_;
     Aggregator aggregator_;
     std::vector<ThreadTrack*> tracks_;
+    std::vector<PassShare> shares_ = std::vector<PassShare>(1);
+    std::size_t max_decoders_ = 1;
+    bool decoders_forced_ = false;
+    DecodePool decode_pool_;  // stopped by the drainer thread as it ends
+    std::vector<std::uint64_t> unread_scratch_;  // per track, at a pass's start
     TimelineRecords spans_;
     WithheldSpans withheld_;
     std::vector<SpanThread> span_threads_;

@@ -99,6 +99,7 @@ Config Config::from_environment() {
     if (auto v = env_bool("RINGPROF_SYSTEM_METRICS")) c.system_metrics = *v;
     if (auto v = env_setting(detail::kSystemIntervalSetting)) c.system_interval_ms = static_cast<std::uint32_t>(*v);
     if (auto v = node_rank_from_environment()) c.node_rank = *v;
+    if (auto v = env_setting(detail::kDrainersSetting)) c.drainers = static_cast<std::uint32_t>(*v);
     return c;
 }
 

@@ -34,11 +34,12 @@ inline constexpr NumericSetting kPythonTimelineSecondsSetting{"RINGPROF_PYTHONTI
 // SageMaker's own range for its system-metrics interval.
 inline constexpr NumericSetting kSystemIntervalSetting{"RINGPROF_SYSTEM_INTERVAL_MS", 100, 60000};
 inline constexpr NumericSetting kNodeRankSetting{"RINGPROF_NODE_RANK", 0, 1000000};
+inline constexpr NumericSetting kDrainersSetting{"RINGPROF_DRAINERS", 0, 64};
 
-inline constexpr std::array<NumericSetting, 9> kNumericSettings = {
+inline constexpr std::array<NumericSetting, 10> kNumericSettings = {
     kRingBytesSetting,          kFlushIntervalSetting,       kTimelineMinNsSetting,         kTimelineMaxDepthSetting,
     kTimelineQueueSpansSetting, kPythonTimelineBytesSetting, kPythonTimelineSecondsSetting, kSystemIntervalSetting,
-    kNodeRankSetting,
+    kNodeRankSetting,           kDrainersSetting,
 };
 
 }  // namespace ringprof::detail

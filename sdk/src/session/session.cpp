@@ -280,6 +280,7 @@ void SessionImpl::start() {
         drainer.set_periodic(config.flush_interval_ms,
                             [this](detail::Drainer&) { write_snapshot(false, /*periodic=*/true); });
     }
+    drainer.set_drainers(config.drainers);
     drainer_running = drainer.start();
     if (drainer_running) system_sampler = detail::start_session_sampler(config, problems, system_counters_to_timeline());
 }
