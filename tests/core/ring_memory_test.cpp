@@ -142,6 +142,10 @@ TEST(RingMemory, AThreadThatGetsNoRingHasItsScopesCountedAsDroppedAndSaidOnce) {
             const int fd = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
             ::dup2(fd, 2);
             Session session(timers_only(dir));
+            // The drainer's start work maps the pool's segments and swaps them for faulted ones,
+            // freeing the first: address space freed after the limit below is taken would leave
+            // the starved thread room for its ring. A snapshot runs only after that work.
+            (void)session.snapshot();
             std::atomic<bool> warmed{false}, go{false}, done{false};
             std::thread starved([&] {
                 // This thread's malloc arena exists before the limit. A process running this test

@@ -34,6 +34,7 @@ std::uint64_t field(const Config& c, const std::string& name) {
          [](const Config& x) -> std::uint64_t { return x.pythontimeline_max_seconds; }},
         {"RINGPROF_SYSTEM_INTERVAL_MS", [](const Config& x) -> std::uint64_t { return x.system_interval_ms; }},
         {"RINGPROF_NODE_RANK", [](const Config& x) -> std::uint64_t { return x.node_rank; }},
+        {"RINGPROF_DRAINERS", [](const Config& x) -> std::uint64_t { return x.drainers; }},
     };
     const auto it = fields.find(name);
     if (it == fields.end()) {
