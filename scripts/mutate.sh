@@ -52,6 +52,10 @@ mutation ended_elsewhere_room_kept core sdk/src/record/ring_room.cpp \
 mutation refused_elsewhere_stays_refused core sdk/src/record/ring_room.cpp \
     'suppressed_ -= std::min(refused - refused_taken_, suppressed_);' 'suppressed_ -= 0 * std::min(refused - refused_taken_, suppressed_);' \
     ringprof_core_tests 'Ring.*'
+# A recorded wait or growth writes its End without its Begin (the one function both go through).
+mutation own_scope_begin_lost core sdk/src/record/ring_room.cpp \
+    'ring.write(scope, kOwnScopeEvents);' 'ring.write(scope + 1, 1);' \
+    ringprof_core_tests 'Ring.*:RingGrowth.*:WaitPolicy.*'
 # A ring goes back to the pool while another thread still holds a scope of its exited thread.
 mutation held_ring_reused core sdk/src/record/thread_ring.hpp \
     'return ring_.ends_made_elsewhere() < ends_due_at_exit_;' 'return false;' \

@@ -33,9 +33,10 @@ struct TraceRangeOptions {
     std::string check() const;
 };
 
-// What merge and steps both answer the same way when reading PATH throws: a MergeError that is
-// the range's fault (end before start, a step not found) is a usage error; any other, and
-// running out of memory "while <doing>", a failure. nullopt when `read` returned; else the exit code.
+// What every command that reads a folder (job, rules, utilization, steps, merge) answers the same
+// way when reading PATH throws: a MergeError that is the range's fault (end before start, a step
+// not found) is a usage error; any other, and running out of memory "while <doing>", a failure.
+// nullopt when `read` returned; else the exit code.
 std::optional<int> answer_read_failure(const char* command, const char* usage_line, const std::string& path,
                                        const char* doing, const std::function<void()>& read);
 // After reading: each input left out, and each warning about dropped or unpaired events, is one

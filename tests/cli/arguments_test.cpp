@@ -3,24 +3,20 @@
 // with the same result; a missing value, an unknown option and a value given to an option that
 // takes none are each named in one line, with exit code 2.
 #include <gtest/gtest.h>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "ringprof/stats.hpp"
 #include "ringprof/timer_tree.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
+#include "tool_run.hpp"
 
 #ifdef RINGPROF_TOOL
 
@@ -59,41 +55,19 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
 Seen run_tool(const fs::path& dir, const std::vector<std::string>& args, const std::string& file = "") {
     fs::remove_all(dir);
     fs::create_directories(dir / "work");
-    const std::string out_path = (dir / "stdout.txt").string(), err_path = (dir / "stderr.txt").string();
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        if (::chdir((dir / "work").c_str()) != 0) ::_exit(97);
-        const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(97);
-        std::vector<char*> argv{const_cast<char*>(RINGPROF_TOOL)};
-        for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-        argv.push_back(nullptr);
-        ::execv(RINGPROF_TOOL, argv.data());
-        ::_exit(96);
-    }
+    const ringprof::testing::ToolExec run = ringprof::testing::exec_ringprof(dir / "work", args);
     Seen seen;
-    if (pid < 0) return seen;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    int status = 0;
-    while (::waitpid(pid, &status, WNOHANG) != pid) {
-        if (std::chrono::steady_clock::now() > until) {
-            ::kill(pid, SIGKILL);
-            ::waitpid(pid, &status, 0);
-            return seen;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+    if (!run.finished) return seen;
     seen.finished = true;
-    seen.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    seen.out = read_text(out_path);
-    seen.err = read_text(err_path);
+    seen.code = run.code;
+    seen.out = run.out;
+    seen.err = run.err;
     if (!file.empty()) {
         const std::string name = file == "{stdout}" ? first_line(seen.out) : file;
         if (!name.empty() && fs::is_regular_file(dir / "work" / name)) seen.file = read_text(dir / "work" / name);
     }
     // The merge names its file after the node, "<pid>-<host>": the one thing that differs by run.
-    replace_all(seen.out, "_" + std::to_string(pid) + "-", "_<pid>-");
+    replace_all(seen.out, "_" + std::to_string(run.pid) + "-", "_<pid>-");
     return seen;
 }
 

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -23,6 +25,41 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr Site kHandedOver{"handed_over", "", "", 0};
+
+// A scope held elsewhere after its thread exited. `open` runs on a thread of its own: it opens
+// the held scope (and may end scopes around it), and the thread exits; its ring is read to its
+// end. A thread started later then opens its own scope of the same site and holds it while the
+// held scope ends here, and that end is read before the later thread's own scope ends: a ring
+// handed on too soon would have the held scope's end close the later thread's scope.
+template <class Open>
+void end_a_held_scope_while_a_later_thread_holds_its_site(Open open) {
+    std::unique_ptr<detail::Scope> held;
+    std::thread opener([&] { open(held); });
+    opener.join();
+    ringprof::flush();  // the opener's ring is read to its end
+    std::mutex m;
+    std::condition_variable cv;
+    int stage = 0;
+    std::thread later([&] {
+        detail::Scope own(&kHandedOver);  // open while the held one ends
+        std::unique_lock<std::mutex> lock(m);
+        stage = 1;
+        cv.notify_all();
+        cv.wait(lock, [&] { return stage == 2; });
+    });
+    {
+        std::unique_lock<std::mutex> lock(m);
+        cv.wait(lock, [&] { return stage == 1; });
+    }
+    held.reset();  // ends the opener's scope here
+    ringprof::flush();
+    {
+        std::lock_guard<std::mutex> lock(m);
+        stage = 2;
+        cv.notify_all();
+    }
+    later.join();
+}
 
 // No scope around the handed-over ones: before, each stayed open on the opener, the next nested
 // below it, and the tree grew one level per hand-over until the drainer's fold overflowed.
@@ -83,32 +120,8 @@ TEST(ClosedElsewhere, AScopeHeldElsewhereAfterItsThreadExitedClosesInThatThreads
             set_env("RINGPROF_OUTPUT_DIR", dir.str());
             set_env("RINGPROF_RUN_ID", "exited");
             set_env("RINGPROF_BACKENDS", "timers");
-            std::unique_ptr<detail::Scope> held;
-            std::thread opener([&] { held = std::make_unique<detail::Scope>(&kHandedOver); });
-            opener.join();
-            ringprof::flush();  // the opener's ring is read to its end and handed back
-            std::mutex m;
-            std::condition_variable cv;
-            int stage = 0;
-            std::thread later([&] {
-                detail::Scope own(&kHandedOver);  // open while the held one ends
-                std::unique_lock<std::mutex> lock(m);
-                stage = 1;
-                cv.notify_all();
-                cv.wait(lock, [&] { return stage == 2; });
-            });
-            {
-                std::unique_lock<std::mutex> lock(m);
-                cv.wait(lock, [&] { return stage == 1; });
-            }
-            held.reset();  // ends the opener's scope here
-            ringprof::flush();
-            {
-                std::lock_guard<std::mutex> lock(m);
-                stage = 2;
-                cv.notify_all();
-            }
-            later.join();
+            end_a_held_scope_while_a_later_thread_holds_its_site(
+                [](std::unique_ptr<detail::Scope>& held) { held = std::make_unique<detail::Scope>(&kHandedOver); });
             return 0;
         },
         stderr_to(err, 120s));
@@ -133,35 +146,10 @@ TEST(ClosedElsewhere, ARingIsNotReusedWhileAScopeOfItsExitedThreadIsHeldElsewher
             set_env("RINGPROF_OUTPUT_DIR", dir.str());
             set_env("RINGPROF_RUN_ID", "reuse");
             set_env("RINGPROF_BACKENDS", "timers");
-            std::unique_ptr<detail::Scope> held;
-            std::thread opener([&] {
+            end_a_held_scope_while_a_later_thread_holds_its_site([](std::unique_ptr<detail::Scope>& held) {
                 PROF_SCOPE("around");
                 held = std::make_unique<detail::Scope>(&kHandedOver);
             });
-            opener.join();
-            ringprof::flush();  // the opener's ring is read to its end
-            std::mutex m;
-            std::condition_variable cv;
-            int stage = 0;
-            std::thread later([&] {
-                detail::Scope own(&kHandedOver);
-                std::unique_lock<std::mutex> lock(m);
-                stage = 1;
-                cv.notify_all();
-                cv.wait(lock, [&] { return stage == 2; });
-            });
-            {
-                std::unique_lock<std::mutex> lock(m);
-                cv.wait(lock, [&] { return stage == 1; });
-            }
-            held.reset();
-            ringprof::flush();
-            {
-                std::lock_guard<std::mutex> lock(m);
-                stage = 2;
-                cv.notify_all();
-            }
-            later.join();
             return 0;
         },
         stderr_to(err, 120s));

@@ -24,6 +24,17 @@ namespace {
 constexpr Site kWaitSite{"ringprof.wait", "ringprof", __FILE__, __LINE__};
 constexpr Site kGrowSite{"ringprof.grow", "ringprof", __FILE__, __LINE__};
 
+// A wait for room or a growth is recorded as a scope of ringprof's own (kWaitSite, kGrowSite) on
+// the thread it held up: its Begin and End, written together once it is over, so it needs room
+// for this many events beside the record that asked for room.
+constexpr std::uint64_t kOwnScopeEvents = 2;
+
+void write_own_scope(Ring& ring, const Site& site, std::uint64_t begin, std::uint64_t end) noexcept {
+    const Event scope[kOwnScopeEvents] = {{begin, make_tag(&site, EventKind::Begin)},
+                                          {end, make_tag(&site, EventKind::End)}};
+    ring.write(scope, kOwnScopeEvents);
+}
+
 // Spinning first: a drainer already awake frees room within microseconds; after that the
 // waiter yields its core to it (two cores, five processes: the drainer may need this one).
 constexpr int kSpins = 2000;
@@ -293,17 +304,15 @@ bool Ring::move_to_bigger_segment(std::uint64_t h, std::uint64_t need) noexcept 
 
 // No segment ready: the drainer may be one runnable thread among many on few cores, so waiting
 // for it could take milliseconds; one mmap takes microseconds. The time it took is recorded as
-// a `ringprof.grow` scope (two more events) at the start of the new segment.
+// a `ringprof.grow` scope at the start of the new segment.
 bool Ring::grow_on_this_thread(std::uint64_t h, std::uint64_t need) noexcept {
     const std::uint64_t begin = slow_ticks();
     RingSegment* next = map_segment_(next_segment_capacity(mask_ + 1, max_capacity_));
     if (next == nullptr) return false;
     switch_to(next, h);
     const std::uint64_t end = slow_ticks();
-    if (!refresh_limit(h, need + 2)) return refresh_limit(h, need);
-    const Event grow[2] = {{begin, make_tag(&kGrowSite, EventKind::Begin)},
-                           {end, make_tag(&kGrowSite, EventKind::End)}};
-    write(grow, 2);
+    if (!refresh_limit(h, need + kOwnScopeEvents)) return refresh_limit(h, need);
+    write_own_scope(*this, kGrowSite, begin, end);
     add(growths_, 1);
     add(growth_ticks_, end - begin);
     return true;
@@ -354,8 +363,7 @@ bool Ring::find_room(std::uint64_t need) noexcept {
 }
 
 bool Ring::wait_for_room(std::uint64_t need) noexcept {
-    // The wait is recorded as a scope of its own, so it needs two more events.
-    const std::uint64_t need_with_wait = need + 2;
+    const std::uint64_t need_with_wait = need + kOwnScopeEvents;
     if (full_ring_policy() != OnFull::Wait || t_never_wait || !drained() || need_with_wait > mask_ + 1) {
         return false;
     }
@@ -385,9 +393,7 @@ bool Ring::wait_for_room(std::uint64_t need) noexcept {
         if ((spins & 63) == 0) ring_doorbell();
     }
     const std::uint64_t end = slow_ticks();
-    const Event wait[2] = {{begin, make_tag(&kWaitSite, EventKind::Begin)},
-                           {end, make_tag(&kWaitSite, EventKind::End)}};
-    write(wait, 2);
+    write_own_scope(*this, kWaitSite, begin, end);
     add(waits_, 1);
     add(wait_ticks_, end - begin);
     return true;

@@ -78,6 +78,25 @@ std::uint8_t recording_state(const Config& c) {
     return c.custom_clock != nullptr ? detail::kSlow : detail::kOn;
 }
 
+// The first part of every session's end, the default one's at exit as an explicit one's in
+// ~Session: the markers stop, no new API call finds the session, and the ones under way finish
+// first (they only wait for the drainer, which is still running). A call that does not return
+// while ringprof's threads make progress is itself waiting for a blocked one: the session is
+// stopped here all the same (its end says what it could not finish), and false says that the
+// caller must free nothing that call may still use. True: nothing is pinned; the caller stops it.
+bool end_once_unpinned(const Session* s, SessionImpl* impl) {
+    detail::g_state.store(detail::kOff, std::memory_order_release);
+    std::unique_lock<std::mutex> lock(*g_mutex);
+    if (g_current == s) {
+        g_current = nullptr;
+        g_current_impl = nullptr;
+    }
+    if (impl->end_patience().wait(lock, *g_unpinned, [&] { return impl->pins == 0; })) return true;
+    lock.unlock();
+    impl->stop();
+    return false;
+}
+
 // The exit handler's work, also what ends a process that will not run it (see
 // detail::stop_default_session).
 void stop_default_session_at_exit() {
@@ -92,21 +111,10 @@ void stop_default_session_at_exit() {
         g_default = nullptr;
         if (s != nullptr && g_current == s) impl = g_current_impl;
     }
-    if (impl != nullptr && impl->owner_pid == ::getpid()) {
-        // As ~Session does, but here a call still pinned past the bound keeps the Session object
-        // itself alive too (the call reads it): the session ends, nothing is freed.
-        detail::g_state.store(detail::kOff, std::memory_order_release);
-        std::unique_lock<std::mutex> lock(*g_mutex);
-        if (g_current == s) {
-            g_current = nullptr;
-            g_current_impl = nullptr;
-        }
-        if (!impl->end_patience().wait(lock, *g_unpinned, [&] { return impl->pins == 0; })) {
-            lock.unlock();
-            impl->stop();
-            detail::keep_abandoned(s);
-            return;
-        }
+    if (impl != nullptr && impl->owner_pid == ::getpid() && !end_once_unpinned(s, impl)) {
+        // A call still pinned reads the Session object too, not only its impl: nothing is freed.
+        detail::keep_abandoned(s);
+        return;
     }
     delete s;  // the destructor does nothing in a process that did not start it
 }
@@ -447,24 +455,9 @@ Session::~Session() {
         detail::keep_abandoned(impl_.release());  // a forked child's copy: its drainer never existed here
         return;
     }
-    detail::g_state.store(detail::kOff, std::memory_order_release);
-    {
-        // No new API call finds this session; the ones under way finish first (they only
-        // wait for the drainer, which is still running).
-        std::unique_lock<std::mutex> lock(*g_mutex);
-        if (g_current == this) {
-            g_current = nullptr;
-            g_current_impl = nullptr;
-        }
-        // A call that does not return while ringprof's threads make progress is itself waiting
-        // for a blocked one: the session still ends (its end says what it could not finish), but
-        // is never destroyed, as that call may still use it.
-        if (!impl_->end_patience().wait(lock, *g_unpinned, [&] { return impl_->pins == 0; })) {
-            lock.unlock();
-            impl_->stop();
-            detail::keep_abandoned(impl_.release());
-            return;
-        }
+    if (!end_once_unpinned(this, impl_.get())) {
+        detail::keep_abandoned(impl_.release());  // the call still pinned may use it
+        return;
     }
     if (!impl_->stop()) detail::keep_abandoned(impl_.release());  // its threads still use it
 }
