@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -93,7 +94,14 @@ SplitRun run_split_workload(std::uint32_t drainers, int iterations) {
             for (int w = 0; w < kSplitWorkers; ++w) workers.emplace_back(split_worker, w, here, iterations);
             for (std::thread& t : workers) t.join();
         }
+        // A flush is a pass over every ring; a pass split under this flush, or before it, started
+        // its helpers already, and each names itself as it starts, so the count waits for that.
+        session.flush();
         out.drain_threads = threads_named("ringprof-drain");
+        for (int tries = 0; tries < 500 && drainers > 1 && out.drain_threads < 2; ++tries) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            out.drain_threads = threads_named("ringprof-drain");
+        }
         out.snapshot = session.snapshot();
     }
     std::lock_guard<std::mutex> lock(collected.mutex);
