@@ -124,6 +124,14 @@ TEST(MisnestedEvents, ADetachOfAScopeNotOpenIsIgnored) {
     EXPECT_DOUBLE_EQ(outer->total, 50e-9);
 }
 
+// What the marker does on `ender` when it ends a scope `s` that `opener` opened: counts it on the
+// opener's ring and writes an EndElsewhere note into its own.
+void end_elsewhere(ThreadRing& ender, ThreadRing& opener, const Site& s, std::uint64_t t) {
+    opener.ring().end_elsewhere();
+    const Event note[2] = {{t, make_tag(&opener.ring(), EventKind::EndElsewhere)}, {make_tag(&s, EventKind::End), 0}};
+    ASSERT_TRUE(ender.ring().try_write(note, 2));
+}
+
 // Two threads' rings: the opener's, whose scopes `moved` a coroutine opened and another thread
 // ended (the marker there writes EndElsewhere into its own ring), and the ender's.
 struct TwoThreads {
@@ -139,10 +147,7 @@ struct TwoThreads {
     void opener_writes(const std::vector<Event>& events) {
         ASSERT_TRUE(opener.ring().try_write(events.data(), events.size()));
     }
-    void ender_ends(const Site& s, std::uint64_t t) {
-        const Event note[2] = {{t, make_tag(&opener.ring(), EventKind::EndElsewhere)}, {make_tag(&s, EventKind::End), 0}};
-        ASSERT_TRUE(ender.ring().try_write(note, 2));
-    }
+    void ender_ends(const Site& s, std::uint64_t t) { end_elsewhere(ender, opener, s, t); }
     void drain_opener() {
         const std::uint64_t head = opener.ring().readable_head();
         opener_read = aggregator.decode(opener_track, opener_read, head, nullptr);
@@ -236,6 +241,31 @@ TEST(MisnestedEvents, TwoScopesOfOneSiteEndedElsewhereCloseInTheOrderTheyBegan) 
     EXPECT_DOUBLE_EQ(moved->total, 40e-9);
     EXPECT_EQ(moved->find("moved"), nullptr);
     ASSERT_NE(tree.find("inner"), nullptr);
+}
+
+// The drainer first sees a thread's ring at its next pass, and by then another thread may have
+// ended scopes of it: their notes are still to be read, in that thread's ring. An exited thread's
+// track goes once every note of its scopes is read (Drainer::pass), so those count too: read
+// after the track went, they would be lost with the scopes they close.
+TEST(MisnestedEvents, ATrackFirstSeenAfterScopesOfItEndedElsewhereWaitsForThoseEndsToBeRead) {
+    ThreadRing opener{256};
+    ThreadRing ender{256};
+    const Event opened[4] = {begin(kMoved, 0), begin(kMoved, 10), begin(kInner, 40), end(kInner, 50)};
+    ASSERT_TRUE(opener.ring().try_write(opened, 4));
+    end_elsewhere(ender, opener, kMoved, 20);
+    end_elsewhere(ender, opener, kMoved, 30);
+    ClockCalibration clock{+[]() -> std::uint64_t { return 0; }, 1e-9};
+    Aggregator aggregator{clock};
+    ThreadTrack opener_track{&opener};
+    ThreadTrack ender_track{&ender};
+    aggregator.decode(opener_track, 0, opener.ring().readable_head(), nullptr);
+    EXPECT_FALSE(opener_track.every_note_read()) << "both ends are still unread in the ender's ring";
+    aggregator.decode(ender_track, 0, ender.ring().readable_head(), nullptr);
+    aggregator.settle_closed_elsewhere({&opener_track, &ender_track});
+    EXPECT_TRUE(opener_track.every_note_read());
+    const TimerNode* moved = aggregator.thread_tree(opener_track).find("moved");
+    ASSERT_NE(moved, nullptr);
+    EXPECT_EQ(moved->count, 2u);
 }
 
 // Well-nested events and Ends of scopes begun before the session (nothing open) are not counted.

@@ -69,7 +69,7 @@ void Drainer::set_periodic(std::uint32_t interval_ms, PeriodicTask task) {
 
 bool Drainer::start() {
     for (ThreadRing* ring : RingRegistry::instance().take_parked()) {
-        tracks_.push_back(new ThreadTrack(ring, ring->ring().counts()));
+        tracks_.push_back(new ThreadTrack(ring, ThreadTrack::CarriedOver{}));
         ring->ring().set_drained(true);
     }
     // Mapped here (microseconds), so a thread recording from the first moment finds the pool
@@ -200,7 +200,7 @@ void Drainer::adopt_new_rings() {
     // Rings a drainer the end gave up on handed back after this session started.
     if (RingRegistry::instance().has_parked()) {
         for (ThreadRing* parked : RingRegistry::instance().take_parked()) {
-            tracks_.push_back(new ThreadTrack(parked, parked->ring().counts()));
+            tracks_.push_back(new ThreadTrack(parked, ThreadTrack::CarriedOver{}));
             parked->ring().set_drained(true);
         }
     }

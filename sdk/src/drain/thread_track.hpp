@@ -35,16 +35,15 @@ struct ClosedElsewhere {
 };
 
 struct ThreadTrack {
-    // `already_counted`: what the ring counted before this session (a ring parked by an earlier
-    // session); a newly announced ring starts from zero.
-    explicit ThreadTrack(ThreadRing* r, RingCounts already_counted = {})
-        : ring(r),
-          tid(r->tid()),
-          serial(r->serial()),
-          counted_before(already_counted),
-          notes_before(r->ring().notes_written_elsewhere()) {
-        stack.push_back(OpenScope{CallTree::kRoot, 0});
-    }
+    // A ring announced in this session: its counts, and the notes of ends of its scopes made
+    // elsewhere, start from zero. Notes written before the drainer first saw it (a pass later)
+    // are this session's and still to be read, in the rings of the threads that ended them.
+    explicit ThreadTrack(ThreadRing* r) : ThreadTrack(r, RingCounts{}, 0) {}
+    // A ring parked by an earlier session: what it counted and the notes written for it by now
+    // were that session's.
+    struct CarriedOver {};
+    ThreadTrack(ThreadRing* r, CarriedOver)
+        : ThreadTrack(r, r->ring().counts(), r->ring().notes_written_elsewhere()) {}
 
     ThreadRing* ring;
     std::uint32_t tid;
@@ -73,6 +72,16 @@ struct ThreadTrack {
     RingCounts counts() const { return ring->ring().counts() - counted_before; }
     std::uint32_t depth() const { return static_cast<std::uint32_t>(stack.size() - 1); }
     bool every_note_read() const { return notes_read >= ring->ring().notes_written_elsewhere() - notes_before; }
+
+private:
+    ThreadTrack(ThreadRing* r, RingCounts already_counted, std::uint64_t notes_already_written)
+        : ring(r),
+          tid(r->tid()),
+          serial(r->serial()),
+          counted_before(already_counted),
+          notes_before(notes_already_written) {
+        stack.push_back(OpenScope{CallTree::kRoot, 0});
+    }
 };
 
 // A thread's ring counts as the outputs show them (ticks as ns).
