@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "record/ring_registry.hpp"
+#include "record/ring_room.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
@@ -149,7 +150,12 @@ TEST(Session, FlushWritesTimersJsonThatParsesBack) {
 // events) into a segment of the pool, stocked when the session started, without mapping its own.
 TEST(Session, WorkItsStartHandsToTheDrainerStillReachesTheOutputs) {
     TempDir dir;
+    detail::prepare_segments_ahead(false);  // an empty pool, whatever an earlier session left in it
+    detail::prepare_segments_ahead(true);
     Session session(test_config(dir, std::size_t{16} << 20));  // the default: the pool's 4 MiB segments fit
+    // Stocked by the start itself: the drainer's first pass, which would stock it too, comes only
+    // after the clock's first baseline (milliseconds).
+    EXPECT_GE(detail::hot_segments_ready(), detail::kBaseHotSegments) << "the session's start left the pool empty";
     constexpr int kScopes = 4000;
     std::thread([] {  // a fresh ring, in its first segment
         for (int i = 0; i < kScopes; ++i) inner_work();

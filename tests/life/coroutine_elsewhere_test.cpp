@@ -80,6 +80,7 @@ TEST(CoroutineElsewhere, ScopesOfCoroutinesResumedOnAnotherThreadCloseWhereTheyO
     ASSERT_TRUE(o.finished) << "hung";
     ASSERT_EQ(o.exit_code, 0) << "signal " << o.signal << "\n" << read_text(err);
     const TimerTree tree = load_timers_json(dir.str() + "/coroutines_timers.json");
+    EXPECT_EQ(metadata_value(tree, "dropped_scopes"), "0") << read_text(err);
     const TimerNode* request = tree.root.find("request");
     ASSERT_NE(request, nullptr);
     EXPECT_EQ(request->count, static_cast<std::uint64_t>(requests));

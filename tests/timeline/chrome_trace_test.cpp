@@ -163,6 +163,11 @@ TEST(ChromeTrace, TouchingBoundariesNestAsConsumersAddTsAndDur) {
     t_coarse_advances = true;
     {
         Session session(c);
+        // Each outer() reads the clock six times, two ticks. Started at the last read of a tick,
+        // a child ends in the tick its sibling begins and the last one in the tick its parent
+        // ends; the phase is set here, so reads the session's start makes on this thread (or
+        // no longer makes) do not decide it.
+        g_coarse_calls.store((g_coarse_calls.load() / 3 + 1) * 3 + 2);
         for (int i = 0; i < 3000; ++i) outer();
     }
     t_coarse_advances = false;

@@ -441,6 +441,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
             }
             case EventKind::ContextCapture: {
                 const auto lock = lock_shared();
+                if (contexts_.empty()) contexts_.resize(kContextWindow);
                 ContextSlot& slot = contexts_[value_of(e.tag) % kContextWindow];
                 slot.id = value_of(e.tag);
                 slot.path_id = path_of_stack(track);
@@ -452,9 +453,7 @@ std::uint64_t Aggregator::decode_events(ThreadTrack& track, std::uint64_t from, 
                 bool captured = false;
                 {
                     const auto lock = lock_shared();
-                    const ContextSlot& slot = contexts_[id % kContextWindow];
-                    captured = slot.id == id;
-                    if (captured) path_id = slot.path_id;
+                    captured = captured_path(id, path_id);
                 }
                 if (!captured && track.blocked_passes < 2) {
                     if (kTimeline) records->advance_to(spans);
@@ -608,8 +607,8 @@ void Aggregator::retire(ThreadTrack& track) {
 }
 
 void Aggregator::add_graft(std::uint64_t context_id, const std::string& graft_path, const TimerTree& tree) {
-    const ContextSlot& slot = contexts_[context_id % kContextWindow];
-    const std::uint64_t path_id = (context_id != 0 && slot.id == context_id) ? slot.path_id : 0;
+    std::uint64_t path_id = 0;
+    if (context_id == 0 || !captured_path(context_id, path_id)) path_id = 0;
     merge_nodes(graft_point(node_at_path(grafted_, path_id), graft_path), tree.root, /*parallel_merge=*/true);
     for (const auto& [name, g] : tree.gauges) extras_.gauge(name).merge(g);
 }

@@ -154,7 +154,17 @@ private:
         std::uint64_t id = 0;
         std::uint64_t path_id = 0;
     };
-    std::vector<ContextSlot> contexts_ = std::vector<ContextSlot>(kContextWindow);
+    // Allocated by the first capture: most sessions capture none, and 256 KiB zeroed when the
+    // session starts cost the thread starting it (often a marker's first call) its page faults.
+    std::vector<ContextSlot> contexts_;
+    // The path of the captured context `id`; false if it is not in the window.
+    bool captured_path(std::uint64_t id, std::uint64_t& path_id) const {
+        if (contexts_.empty()) return false;
+        const ContextSlot& slot = contexts_[id % kContextWindow];
+        if (slot.id != id) return false;
+        path_id = slot.path_id;
+        return true;
+    }
     std::map<std::vector<std::string>, std::uint64_t> path_ids_;
     std::vector<std::vector<std::string>> paths_{std::vector<std::string>{}};  // id 0: the root
 };

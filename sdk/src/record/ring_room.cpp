@@ -247,6 +247,12 @@ void prepare_segments_ahead(bool on) noexcept {
         for (auto& slot : g_hot) free_segment(slot.exchange(nullptr, std::memory_order_acq_rel));
     }
 }
+int hot_segments_ready() noexcept {
+    int ready = 0;
+    for (const auto& slot : g_hot) ready += slot.load(std::memory_order_acquire) != nullptr ? 1 : 0;
+    return ready;
+}
+
 const Site& growth_site() noexcept { return kGrowSite; }
 bool segments_prepared_ahead() noexcept { return g_prepare_ahead.load(std::memory_order_relaxed); }
 

@@ -71,6 +71,8 @@ const Site& growth_site() noexcept;
 // emptied), so every growth happens on the producer.
 void prepare_segments_ahead(bool on) noexcept;
 bool segments_prepared_ahead() noexcept;
+// Tests: hot segments in the pool now.
+int hot_segments_ready() noexcept;
 // In a forked child: the parent's ready segments are shared copy-on-write, so writing them would
 // fault; they are unmapped.
 void forget_hot_segments_after_fork() noexcept;
