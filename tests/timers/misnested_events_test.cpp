@@ -263,7 +263,8 @@ TEST(MisnestedEvents, ATrackFirstSeenAfterScopesOfItEndedElsewhereWaitsForThoseE
     aggregator.decode(ender_track, 0, ender.ring().readable_head(), nullptr);
     aggregator.settle_closed_elsewhere({&opener_track, &ender_track});
     EXPECT_TRUE(opener_track.every_note_read());
-    const TimerNode* moved = aggregator.thread_tree(opener_track).find("moved");
+    const TimerNode tree = aggregator.thread_tree(opener_track);
+    const TimerNode* moved = tree.find("moved");
     ASSERT_NE(moved, nullptr);
     EXPECT_EQ(moved->count, 2u);
 }
