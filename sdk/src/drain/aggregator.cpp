@@ -607,8 +607,8 @@ void Aggregator::retire(ThreadTrack& track) {
 }
 
 void Aggregator::add_graft(std::uint64_t context_id, const std::string& graft_path, const TimerTree& tree) {
-    std::uint64_t path_id = 0;
-    if (context_id == 0 || !captured_path(context_id, path_id)) path_id = 0;
+    std::uint64_t path_id = 0;  // the root, if the context is none or out of the window
+    if (context_id != 0) captured_path(context_id, path_id);
     merge_nodes(graft_point(node_at_path(grafted_, path_id), graft_path), tree.root, /*parallel_merge=*/true);
     for (const auto& [name, g] : tree.gauges) extras_.gauge(name).merge(g);
 }

@@ -226,9 +226,9 @@ private:
 
     // Polled, not signalled per item: waking the writer for every pass preempts the drainer on
     // busy machines, so only barriers wake it early.
-    // No blocks ahead ({0}): the writer is made on the thread starting the session (often a
-    // marker's first call), and 6 blocks of 32 items each queue was 20-30 us of it; the drainer
-    // and the writer take blocks as they enqueue.
+    // No blocks taken ahead ({0}): the writer is made on the thread starting the session (often
+    // a marker's first call), where the default 6 blocks of 32 items per queue cost 20-30 us; the
+    // drainer and the writer take blocks as they enqueue.
     moodycamel::ConcurrentQueue<Item> queue_{0};
     moodycamel::ConcurrentQueue<TimelineRecords> free_{0};  // emptied streams, reused
     std::atomic<std::size_t> in_flight_{0};
