@@ -102,6 +102,11 @@ mutation fold_forgets_folded_nodes core sdk/src/drain/aggregator.cpp \
 mutation fork_end_clears_every_fork core sdk/src/process/fork_gate.cpp \
     '    --g.forks;' '    g.forks = 0;' \
     ringprof_life_tests 'ForkGate.AMemberStaysParkedUntilTheLastOfTwoForksIsDone'
+# Fork gate: a ringprof thread stops counting when its body returns, not when it is joined, so a
+# fork lands in its end (where the thread library frees).
+mutation gated_thread_end_uncounted core sdk/src/process/fork_gate.cpp \
+    'return seat->detached;  // nobody will join it' 'return true;' \
+    ringprof_life_tests 'ForkGate.AForkWaitsForAThreadThatRanItsLastLineUntilItIsJoined'
 # Count: the process tree keeps only the last thread's calls.
 mutation count_of_last_thread core sdk/src/tree/agg_node.cpp \
     'count += calls;' 'count = calls;' \

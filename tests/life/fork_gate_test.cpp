@@ -143,26 +143,23 @@ int a_member_stays_parked_until_the_last_of_two_forks() {
     std::atomic<int> members{0};
     std::atomic<bool> m_may_pause{false}, m_resumed{false}, x_may_fork{false}, y_done{false};
     int ran_on_too_early = 0, x_child = -1, y_child = -1;
-    std::thread m([&] {
-        detail::ForkGateMember counted;
+    detail::GatedThread m([&] {
         ++members;
         while (!m_may_pause) std::this_thread::yield();
         detail::fork_pause_point();  // parks: a fork is waiting
         m_resumed = true;
     });
-    std::thread x([&] {
-        {
-            detail::ForkGateMember counted;
-            ++members;
-            while (!x_may_fork) std::this_thread::yield();
-            const pid_t child = ::fork();
-            if (child == 0) ::_exit(0);
-            std::this_thread::sleep_for(100ms);  // time enough for M to run on, if it may
-            ran_on_too_early = m_resumed ? 1 : 0;
-            int status = 0;
-            x_child = ::waitpid(child, &status, 0) == child && WIFEXITED(status) ? WEXITSTATUS(status) : 3;
-        }                                           // X's membership ends: Y's fork may go ahead
-        while (!y_done) std::this_thread::yield();  // the allocator rule: X exits after the forks
+    detail::GatedThread x([&] {
+        ++members;
+        while (!x_may_fork) std::this_thread::yield();
+        const pid_t child = ::fork();
+        if (child == 0) ::_exit(0);
+        std::this_thread::sleep_for(100ms);  // time enough for M to run on, if it may
+        ran_on_too_early = m_resumed ? 1 : 0;
+        int status = 0;
+        x_child = ::waitpid(child, &status, 0) == child && WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+        detail::ForkGateBlocked waiting;  // Y's fork may go ahead; X exits after it (the allocator rule)
+        while (!y_done) std::this_thread::yield();
     });
     while (members < 2) std::this_thread::yield();
     std::thread y([&] {
@@ -188,6 +185,93 @@ TEST(ForkGate, AMemberStaysParkedUntilTheLastOfTwoForksIsDone) {
     const Outcome o = run_bounded(a_member_stays_parked_until_the_last_of_two_forks, stderr_to(stderr_path));
     ASSERT_TRUE(o.finished) << "a fork or a member hung";
     EXPECT_EQ(o.exit_code, 0) << "1: the member ran on while the second fork waited, 2: a child failed";
+    EXPECT_EQ(read_text(stderr_path).find(kForkWentAhead), std::string::npos) << read_text(stderr_path);
+}
+
+// A ringprof thread's start and end, before its first line and after its last, are the thread
+// library's and a sanitizer's (they allocate). The edges stand in for them: the thread is inside
+// one for 300 ms, and a fork waiting meanwhile must wait for it. In the child, `done` says whether
+// the fork waited: 0 it did, 1 it went ahead inside the edge.
+std::atomic<int> g_edge_calls{0};
+std::atomic<bool> g_in_edge{false}, g_edge_done{false};
+int g_edge_to_slow = 0;  // 1: the first thread's start, 2: its end
+
+void slow_edge() {
+    if (++g_edge_calls != g_edge_to_slow) return;
+    g_in_edge = true;
+    std::this_thread::sleep_for(300ms);
+    g_edge_done = true;
+}
+
+// Forks from a thread that is no member, once `ready` says so; the child's status goes to
+// `child_status`.
+void fork_and_wait(const std::atomic<bool>& ready, std::atomic<bool>& forked, int& child_status) {
+    while (!ready) std::this_thread::yield();
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(g_edge_done ? 0 : 1);
+    forked = true;
+    int status = 0;
+    child_status = ::waitpid(child, &status, 0) == child && WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+}
+
+// The drainer starts the timeline writer, its helpers and the sampler while forks may be waiting
+// for it: the new thread is counted from before it is created, so the fork waits for its start.
+int a_fork_waits_for_a_thread_a_member_is_starting() {
+    std::atomic<bool> member_runs{false}, fork_now{false}, forked{false};
+    int child_status = -1;
+    detail::GatedThread member([&] {
+        member_runs = true;  // past its first line, where a waiting fork would park it
+        // The fork waits for this member (one that went ahead without it has failed the test).
+        while (detail::forks_in_progress() == 0 && !forked) std::this_thread::yield();
+        g_edge_to_slow = 1;
+        g_edge_calls = 0;
+        detail::set_gated_thread_edges_for_testing(slow_edge);
+        detail::GatedThread started([] {});
+        detail::fork_pause_point();  // parks until the fork is done
+        started.join();
+    });
+    std::thread forker([&] { fork_and_wait(fork_now, forked, child_status); });
+    while (!member_runs) std::this_thread::yield();
+    fork_now = true;
+    forker.join();
+    member.join();
+    detail::set_gated_thread_edges_for_testing(nullptr);
+    return child_status;
+}
+
+TEST(ForkGate, AForkWaitsForAThreadAMemberStartsUntilItsStartIsDone) {
+    TempDir dir;
+    const std::string stderr_path = dir.str() + "/stderr.txt";
+    const Outcome o = run_bounded(a_fork_waits_for_a_thread_a_member_is_starting, stderr_to(stderr_path));
+    ASSERT_TRUE(o.finished) << "a fork or a thread hung";
+    EXPECT_EQ(o.exit_code, 0) << "1: the fork went ahead while the new thread was starting, 3: the child failed";
+    EXPECT_EQ(read_text(stderr_path).find(kForkWentAhead), std::string::npos) << read_text(stderr_path);
+}
+
+// A thread that has run its last line is counted until it is joined: its end is waited for too.
+int a_fork_waits_for_an_ended_thread_until_it_is_joined() {
+    g_edge_to_slow = 2;
+    g_edge_calls = 0;
+    detail::set_gated_thread_edges_for_testing(slow_edge);
+    detail::GatedThread ending([] {});
+    std::atomic<bool> fork_now{false}, forked{false};
+    int child_status = -1;
+    std::thread forker([&] { fork_and_wait(fork_now, forked, child_status); });
+    while (!g_in_edge) std::this_thread::yield();
+    fork_now = true;
+    while (detail::forks_in_progress() == 0 && !forked) std::this_thread::yield();
+    ending.join();  // after the edge: the fork goes ahead now
+    forker.join();
+    detail::set_gated_thread_edges_for_testing(nullptr);
+    return child_status;
+}
+
+TEST(ForkGate, AForkWaitsForAThreadThatRanItsLastLineUntilItIsJoined) {
+    TempDir dir;
+    const std::string stderr_path = dir.str() + "/stderr.txt";
+    const Outcome o = run_bounded(a_fork_waits_for_an_ended_thread_until_it_is_joined, stderr_to(stderr_path));
+    ASSERT_TRUE(o.finished) << "a fork or a thread hung";
+    EXPECT_EQ(o.exit_code, 0) << "1: the fork went ahead while the thread was ending, 3: the child failed";
     EXPECT_EQ(read_text(stderr_path).find(kForkWentAhead), std::string::npos) << read_text(stderr_path);
 }
 

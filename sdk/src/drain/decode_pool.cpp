@@ -5,7 +5,6 @@
 
 #include "drain/thread_role.hpp"
 #include "process/fork_gate.hpp"
-#include "process/quiet_thread.hpp"
 #include "record/ring_room.hpp"
 
 namespace ringprof::detail {
@@ -52,7 +51,7 @@ void DecodePool::take_shares() {
 void DecodePool::start_helpers(std::size_t wanted) {
     while (threads_.size() < wanted) {
         try {
-            std::thread helper = start_quiet_thread([this] { helper_loop(); });
+            GatedThread helper([this] { helper_loop(); });
             std::lock_guard<std::mutex> lock(mutex_);
             threads_.push_back(std::move(helper));
         } catch (const std::system_error& e) {
@@ -68,7 +67,6 @@ void DecodePool::start_helpers(std::size_t wanted) {
 }
 
 void DecodePool::helper_loop() {
-    ForkGateMember member;
     take_role(ThreadRole::Drainer);
     never_wait_on_this_thread();
     std::uint64_t seen = 0;
@@ -97,7 +95,7 @@ void DecodePool::stop() {
         stopping_ = true;
     }
     work_.notify_all();
-    for (std::thread& t : threads_) t.join();  // only this thread changes threads_
+    for (GatedThread& t : threads_) t.join();  // only this thread changes threads_
     std::lock_guard<std::mutex> lock(mutex_);
     threads_.clear();
     stopping_ = false;

@@ -18,8 +18,9 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
-#include <thread>
 #include <vector>
+
+#include "process/fork_gate.hpp"
 
 namespace ringprof::detail {
 
@@ -47,7 +48,7 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable work_;
     std::condition_variable done_;
-    std::vector<std::thread> threads_;
+    std::vector<GatedThread> threads_;
     const std::function<void(std::size_t)>* job_ = nullptr;
     std::size_t shares_ = 0;
     std::atomic<std::size_t> next_share_{0};

@@ -9,7 +9,6 @@
 #include "drain/thread_role.hpp"
 #include "process/fork_gate.hpp"
 #include "process/last_thread.hpp"
-#include "process/quiet_thread.hpp"
 #include "record/recording_settings.hpp"
 #include "record/ring_registry.hpp"
 #include "record/ring_room.hpp"
@@ -78,8 +77,7 @@ bool Drainer::start() {
     refill_hot_segments_for_session(/*faulted=*/false);
     drainer_started();
     try {
-        thread_ = start_quiet_thread([this] {
-            ForkGateMember member;
+        thread_ = GatedThread([this] {
             never_wait_on_this_thread();
             prefault_hot_segments();
             clock_.complete_first_segment();  // no event is converted before the clock has it

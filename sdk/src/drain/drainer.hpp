@@ -22,6 +22,7 @@
 #include "drain/decode_pool.hpp"
 #include "drain/end_patience.hpp"
 #include "drain/thread_track.hpp"
+#include "process/fork_gate.hpp"
 
 namespace ringprof::detail {
 
@@ -179,7 +180,7 @@ private:
     std::uint64_t completed_ticket_ = 0;
     bool stopping_ = false;
     bool finished_ = false;  // the loop has returned: join() will not wait
-    std::thread thread_;
+    GatedThread thread_;
 };
 
 }  // namespace ringprof::detail

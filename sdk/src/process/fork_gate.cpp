@@ -7,8 +7,10 @@
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
+#include <system_error>
 
 #include "process/abandoned.hpp"
+#include "process/quiet_thread.hpp"
 
 namespace ringprof::detail {
 
@@ -61,27 +63,97 @@ void after_fork_in_child() {
     g_forking.store(false, std::memory_order_relaxed);
 }
 
+std::atomic<void (*)()> g_edge_for_testing{nullptr};
+
+void run_edge_for_testing() {
+    if (auto* edge = g_edge_for_testing.load(std::memory_order_relaxed)) edge();
+}
+
 }  // namespace
 
-ForkGateMember::ForkGateMember() {
-    static std::once_flag handlers;
-    std::call_once(handlers, [] { ::pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child); });
-    Gate& g = *g_gate;
-    std::unique_lock<std::mutex> lock(g.mutex);
-    g.changed.wait(lock, [&] { return g.forks == 0; });
-    ++g.working;
-    t_member = true;
+// One GatedThread's count in the gate of the process that created it.
+struct GatedThread::Seat {
+    Gate* gate = nullptr;
+    bool detached = false;   // guarded by gate->mutex
+    bool body_done = false;  // guarded by gate->mutex
+    bool given_up = false;   // guarded by gate->mutex
+
+    // Counts a thread about to be created. The caller, if it is a counted member, is what a
+    // waiting fork waits for, so it must not wait for that fork: the new thread is counted at once
+    // and parks at its first line instead.
+    Seat() {
+        static std::once_flag handlers;
+        std::call_once(handlers, [] { ::pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child); });
+        gate = g_gate;
+        std::unique_lock<std::mutex> lock(gate->mutex);
+        if (forking_thread_itself() == 0) gate->changed.wait(lock, [&] { return gate->forks == 0; });
+        ++gate->working;
+    }
+
+    // `when` (under the gate's mutex) decides whether the count goes now. Nothing in a forked
+    // child: the count was the parent's gate's, which the child has replaced.
+    template <typename When>
+    void give_up_if(When when) noexcept {
+        if (gate != g_gate) return;
+        {
+            std::lock_guard<std::mutex> lock(gate->mutex);
+            if (!when() || given_up) return;
+            given_up = true;
+            --gate->working;
+        }
+        gate->changed.notify_all();
+    }
+};
+
+GatedThread::GatedThread(std::function<void()> body) : seat_(std::make_shared<Seat>()) {
+    try {
+        thread_ = start_quiet_thread([body = std::move(body), seat = seat_] {
+            run_edge_for_testing();
+            t_member = true;
+            fork_pause_point();
+            body();
+            t_member = false;
+            if (seat->gate != g_gate) {
+                // This thread forked and its body ended in the child, whose gate counted it.
+                std::lock_guard<std::mutex> lock(g_gate->mutex);
+                --g_gate->working;
+            }
+            seat->give_up_if([&] {
+                seat->body_done = true;
+                return seat->detached;  // nobody will join it
+            });
+            run_edge_for_testing();
+        });
+    } catch (const std::system_error&) {
+        seat_->give_up_if([] { return true; });
+        throw;
+    }
 }
 
-ForkGateMember::~ForkGateMember() {
-    Gate& g = *g_gate;
-    {
-        std::lock_guard<std::mutex> lock(g.mutex);
-        --g.working;
-        t_member = false;
-    }
-    g.changed.notify_all();
+GatedThread::GatedThread(GatedThread&& other) noexcept = default;
+GatedThread& GatedThread::operator=(GatedThread&& other) noexcept = default;
+GatedThread::~GatedThread() = default;
+
+void GatedThread::join() {
+    thread_.join();  // throws, as std::thread's does, if there is no thread
+    seat_->give_up_if([] { return true; });
 }
+
+void GatedThread::detach() {
+    thread_.detach();  // throws, as std::thread's does, if there is no thread
+    Seat& seat = *seat_;
+    seat.give_up_if([&] {
+        seat.detached = true;
+        return seat.body_done;
+    });
+}
+
+void GatedThread::forget_in_child() noexcept {
+    keep_abandoned(new std::thread(std::move(thread_)));
+    seat_.reset();
+}
+
+void set_gated_thread_edges_for_testing(void (*edge)()) noexcept { g_edge_for_testing.store(edge, std::memory_order_relaxed); }
 
 void fork_pause_point() noexcept {
     if (!t_member || !g_forking.load(std::memory_order_relaxed)) return;

@@ -262,18 +262,35 @@ std::string SessionImpl::names_of_backends(bool on_writer) const {
 }
 
 void SessionImpl::start() {
-    // On the drainer before its first pass (marker_cost_ticks and the aggregator are the drainer's):
-    // the measurement takes about a millisecond that the thread starting the session would wait.
-    drainer.set_first_task([this](detail::Drainer& d) {
-        marker_cost_ticks = config.custom_clock != nullptr ? 0 : detail::measure_marker_cost_ticks();
-        d.aggregator().set_marker_cost(marker_cost_ticks, config.subtract_overhead);
-    });
+    // Here: the run id is this process's from the session's first moment (run_info(), a child
+    // forked now, a process with the same run id starting as this one does).
     try {
         ensure_output_dir(run.output_dir);
     } catch (const std::exception& e) {
         problems.report("", "start", e);
     }
     run.run_id = run_claim.claim(run.output_dir, run.run_id);
+    // On the drainer before its first pass, while markers already record into the rings: the
+    // thread that starts the session (often a marker's first call) would otherwise wait for the
+    // backends' files, the writer's and the sampler's threads and the marker-cost measurement
+    // (about a millisecond). The backends come first, so a flush right after waits least.
+    drainer.set_first_task([this](detail::Drainer& d) {
+        start_backends();
+        start_sampler();
+        marker_cost_ticks = config.custom_clock != nullptr ? 0 : detail::measure_marker_cost_ticks();
+        d.aggregator().set_marker_cost(marker_cost_ticks, config.subtract_overhead);
+    });
+    if (config.flush_interval_ms != 0) {
+        // Not waited for: the timeline backends take theirs when the writer reaches it.
+        drainer.set_periodic(config.flush_interval_ms,
+                            [this](detail::Drainer&) { write_snapshot(false, /*periodic=*/true); });
+    }
+    drainer.set_drainers(config.drainers);
+    drainer_running = drainer.start();
+    if (!drainer_running) start_backends();  // nothing is recorded, but the outputs are written at the end
+}
+
+void SessionImpl::start_backends() {
     for (auto& b : backends) {
         try {
             b->on_start(run);
@@ -283,14 +300,18 @@ void SessionImpl::start() {
     }
     for (auto& b : backends) timeline->add_backend(b.get());
     if (timeline->has_backends()) attach_spans(nullptr);
-    if (config.flush_interval_ms != 0) {
-        // Not waited for: the timeline backends take theirs when the writer reaches it.
-        drainer.set_periodic(config.flush_interval_ms,
-                            [this](detail::Drainer&) { write_snapshot(false, /*periodic=*/true); });
-    }
-    drainer.set_drainers(config.drainers);
-    drainer_running = drainer.start();
-    if (drainer_running) system_sampler = detail::start_session_sampler(config, problems, system_counters_to_timeline());
+}
+
+void SessionImpl::start_sampler() {
+    std::lock_guard<std::mutex> lock(sampler_mutex);
+    if (sampler_stopped) return;
+    system_sampler = detail::start_session_sampler(config, problems, system_counters_to_timeline());
+}
+
+void SessionImpl::stop_sampler() {
+    std::lock_guard<std::mutex> lock(sampler_mutex);
+    sampler_stopped = true;
+    if (system_sampler) system_sampler->stop();
 }
 
 std::function<void(const detail::SystemSample&, const std::string&)> SessionImpl::system_counters_to_timeline() {
@@ -308,7 +329,7 @@ std::function<void(const detail::SystemSample&, const std::string&)> SessionImpl
 bool SessionImpl::stop() {
     if (stopped) return true;
     stopped = true;
-    if (system_sampler) system_sampler->stop();
+    stop_sampler();
     const detail::EndPatience patience = end_patience();
     // The final snapshot writes the aggregates (timers, statistics) on the drainer and hands the
     // timeline backends theirs through the writer's queue, so the aggregates never wait for a

@@ -46,6 +46,13 @@ public:
     // Routes spans to `backend` if it wants them (drainer thread, or before the drainer starts;
     // null: only start the timeline writer if a backend wants spans).
     void attach_spans(Backend* backend);
+    // The built-in backends and the timeline writer: on the drainer before its first pass, or on
+    // the thread starting the session if no drainer runs.
+    void start_backends();
+    // The system sampler, started on the drainer after the outputs; stop_sampler() may come
+    // first (a session ended at once), and then none starts.
+    void start_sampler();
+    void stop_sampler();
 
     Config config;
     detail::OutputProblems problems;  // every failure of an output, said once
@@ -64,6 +71,8 @@ public:
     bool drainer_running = false;    // false: the drainer could not start, nothing is recorded
     detail::DropReport drop_report;  // drainer thread only
     int pins = 0;                    // API calls using this session now (guarded by the session mutex)
+    std::mutex sampler_mutex;   // orders the sampler's start (drainer) with stop_sampler()
+    bool sampler_stopped = false;
     std::unique_ptr<detail::SystemSampler> system_sampler;  // null: off, or another process samples
 
     // The sampler's rows as counter tracks on every timeline (empty when no timeline runs).

@@ -10,7 +10,6 @@
 
 #include "process/file_text.hpp"
 #include "process/fork_gate.hpp"
-#include "process/quiet_thread.hpp"
 #include "system/metric_files.hpp"
 
 namespace ringprof::detail {
@@ -86,7 +85,7 @@ std::unique_ptr<SystemSampler> SystemSampler::start(SystemSamplerOptions options
     if (!s->claim_.claim_alone(s->shared_->options.output_dir,
                                ".system_metrics." + s->shared_->options.node + ".ringprof_claim"))
         return nullptr;  // another process of this node samples into this folder
-    s->thread_ = start_quiet_thread([shared = s->shared_] {
+    s->thread_ = GatedThread([shared = s->shared_] {
         shared->run();
         std::lock_guard<std::mutex> lock(shared->mutex);
         shared->finished = true;
@@ -104,9 +103,7 @@ SystemSampler::SystemSampler(SystemSamplerOptions options, OutputProblems* probl
 
 SystemSampler::~SystemSampler() {
     if (::getpid() != owner_pid_) {
-        // A forked child's copy: the thread is not in this process, so it is neither joined
-        // nor destroyed (a joinable std::thread's destructor would end the process).
-        new std::thread(std::move(thread_));
+        thread_.forget_in_child();
         return;
     }
     stop();
@@ -139,7 +136,6 @@ void SystemSampler::stop() {
 }
 
 void SystemSampler::Shared::run() {
-    ForkGateMember member;
     NvmlGpus gpus(options.nvml_library);
     if ((!gpus.available() || gpus.device_count() == 0) &&
         (gpus.library_found() || ::access(options.nvidia_device_node.c_str(), F_OK) == 0))

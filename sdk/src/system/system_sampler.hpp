@@ -31,6 +31,7 @@
 #include <string>
 #include <thread>
 
+#include "process/fork_gate.hpp"
 #include "process/output_problems.hpp"
 #include "process/run_claim.hpp"
 #include "system/host_rates.hpp"
@@ -80,7 +81,7 @@ private:
 
     std::shared_ptr<Shared> shared_;
     RunClaim claim_;
-    std::thread thread_;
+    GatedThread thread_;
     pid_t owner_pid_;
 };
 

@@ -9,7 +9,6 @@
 #include "drain/internal_failures.hpp"
 #include "drain/thread_role.hpp"
 #include "process/fork_gate.hpp"
-#include "process/quiet_thread.hpp"
 #include "record/ring_room.hpp"
 #include "ringprof/detail/recorder.hpp"
 
@@ -50,8 +49,7 @@ bool TimelineWriter::start() {
     if (running_) return true;
     last_pass_ticks_ = slow_ticks();
     try {
-        thread_ = start_quiet_thread([this] {
-            ForkGateMember member;
+        thread_ = GatedThread([this] {
             never_wait_on_this_thread();  // the drainer may be waiting for this thread (a barrier)
             loop();
         });

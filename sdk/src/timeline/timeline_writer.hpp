@@ -58,6 +58,7 @@
 #include "drain/drainer.hpp"
 #include "drain/end_patience.hpp"
 #include "drain/timeline_records.hpp"
+#include "process/fork_gate.hpp"
 #include "process/output_problems.hpp"
 #include "ringprof/backend.hpp"
 #include "ringprof/timeline_backend.hpp"
@@ -257,7 +258,7 @@ private:
     std::atomic<std::uint64_t> acked_{0};  // written under mutex_
     std::uint64_t released_ = 0;
     bool wake_ = false;
-    std::thread thread_;
+    GatedThread thread_;
 };
 
 }  // namespace ringprof::detail
