@@ -47,8 +47,8 @@ public:
     bool joinable() const noexcept { return thread_.joinable(); }
     std::thread::id get_id() const noexcept { return thread_.get_id(); }
     void join();  // a fork no longer waits for it once it is gone
-    // Left running, stuck where its owner stopped waiting for it: forks wait for it (to their
-    // bound) until its body returns.
+    // Nobody joins it (its owner stopped waiting for it, or never will): forks wait for it, to
+    // their bound, until its body returns, except while it holds ForkGateBlocked.
     void detach();
     // A forked child's copy of a parent's thread: neither joined nor destroyed (it is not in this
     // process), and its count was the parent's gate's.

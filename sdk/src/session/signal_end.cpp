@@ -13,7 +13,7 @@
 
 #include "process/abandoned.hpp"
 #include "process/last_thread.hpp"
-#include "process/quiet_thread.hpp"
+#include "process/fork_gate.hpp"
 
 namespace ringprof::detail {
 
@@ -52,17 +52,20 @@ void end_then_die() {
     // not keep alive a process whose session (and drainer, which looks too) has ended.
     constexpr int kLastThreadCheckMs = 250;
     char byte = 0;
-    for (;;) {
-        pollfd wake{g_pipe[0], POLLIN, 0};
-        const int ready = ::poll(&wake, 1, kLastThreadCheckMs);
-        if (ready == 0) {
-            if (only_ringprofs_threads_left()) exit_for_the_programs_last_thread();
-            continue;
+    {
+        ForkGateBlocked waiting;  // holds nothing while it waits: a fork does not wait for it
+        for (;;) {
+            pollfd wake{g_pipe[0], POLLIN, 0};
+            const int ready = ::poll(&wake, 1, kLastThreadCheckMs);
+            if (ready == 0) {
+                if (only_ringprofs_threads_left()) exit_for_the_programs_last_thread();
+                continue;
+            }
+            if (ready < 0 && errno == EINTR) continue;
+            if (ready < 0) return;
+            if (::read(g_pipe[0], &byte, 1) == 1) break;
+            if (errno != EINTR && errno != EAGAIN) return;
         }
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready < 0) return;
-        if (::read(g_pipe[0], &byte, 1) == 1) break;
-        if (errno != EINTR && errno != EAGAIN) return;
     }
     const int sig = g_signal.load();
     end_sessions_for_signal();
@@ -80,7 +83,7 @@ bool start_thread() {
     if (g_thread_running.load()) return true;
     if (g_pipe[0] < 0 && ::pipe2(g_pipe, O_CLOEXEC) != 0) return false;
     try {
-        start_quiet_thread(end_then_die).detach();
+        GatedThread(end_then_die).detach();  // never joined: counted until it returns, unless waiting
     } catch (const std::system_error&) {
         return false;  // the signals keep their default action
     }
