@@ -179,13 +179,20 @@ int a_member_stays_parked_until_the_last_of_two_forks() {
     return ran_on_too_early;
 }
 
-TEST(ForkGate, AMemberStaysParkedUntilTheLastOfTwoForksIsDone) {
+// Runs `scenario` bounded; it must finish with 0 and no fork may have waited out its bound.
+// `codes` says what the scenario's other exit codes mean.
+void expect_no_fork_went_ahead(int (*scenario)(), const char* codes) {
     TempDir dir;
     const std::string stderr_path = dir.str() + "/stderr.txt";
-    const Outcome o = run_bounded(a_member_stays_parked_until_the_last_of_two_forks, stderr_to(stderr_path));
-    ASSERT_TRUE(o.finished) << "a fork or a member hung";
-    EXPECT_EQ(o.exit_code, 0) << "1: the member ran on while the second fork waited, 2: a child failed";
+    const Outcome o = run_bounded(scenario, stderr_to(stderr_path));
+    ASSERT_TRUE(o.finished) << "a fork or a thread hung";
+    EXPECT_EQ(o.exit_code, 0) << codes;
     EXPECT_EQ(read_text(stderr_path).find(kForkWentAhead), std::string::npos) << read_text(stderr_path);
+}
+
+TEST(ForkGate, AMemberStaysParkedUntilTheLastOfTwoForksIsDone) {
+    expect_no_fork_went_ahead(a_member_stays_parked_until_the_last_of_two_forks,
+                              "1: the member ran on while the second fork waited, 2: a child failed");
 }
 
 // A ringprof thread's start and end, before its first line and after its last, are the thread
@@ -240,12 +247,8 @@ int a_fork_waits_for_a_thread_a_member_is_starting() {
 }
 
 TEST(ForkGate, AForkWaitsForAThreadAMemberStartsUntilItsStartIsDone) {
-    TempDir dir;
-    const std::string stderr_path = dir.str() + "/stderr.txt";
-    const Outcome o = run_bounded(a_fork_waits_for_a_thread_a_member_is_starting, stderr_to(stderr_path));
-    ASSERT_TRUE(o.finished) << "a fork or a thread hung";
-    EXPECT_EQ(o.exit_code, 0) << "1: the fork went ahead while the new thread was starting, 3: the child failed";
-    EXPECT_EQ(read_text(stderr_path).find(kForkWentAhead), std::string::npos) << read_text(stderr_path);
+    expect_no_fork_went_ahead(a_fork_waits_for_a_thread_a_member_is_starting,
+                              "1: the fork went ahead while the new thread was starting, 3: the child failed");
 }
 
 // A thread that has run its last line is counted until it is joined: its end is waited for too.
@@ -267,12 +270,8 @@ int a_fork_waits_for_an_ended_thread_until_it_is_joined() {
 }
 
 TEST(ForkGate, AForkWaitsForAThreadThatRanItsLastLineUntilItIsJoined) {
-    TempDir dir;
-    const std::string stderr_path = dir.str() + "/stderr.txt";
-    const Outcome o = run_bounded(a_fork_waits_for_an_ended_thread_until_it_is_joined, stderr_to(stderr_path));
-    ASSERT_TRUE(o.finished) << "a fork or a thread hung";
-    EXPECT_EQ(o.exit_code, 0) << "1: the fork went ahead while the thread was ending, 3: the child failed";
-    EXPECT_EQ(read_text(stderr_path).find(kForkWentAhead), std::string::npos) << read_text(stderr_path);
+    expect_no_fork_went_ahead(a_fork_waits_for_an_ended_thread_until_it_is_joined,
+                              "1: the fork went ahead while the thread was ending, 3: the child failed");
 }
 
 // Stress: two threads fork over and over while producers flood 1 KiB rings (the drainer and the
