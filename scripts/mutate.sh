@@ -107,6 +107,11 @@ mutation fork_end_clears_every_fork core sdk/src/process/fork_gate.cpp \
 mutation gated_thread_end_uncounted core sdk/src/process/fork_gate.cpp \
     'return seat->detached;  // nobody will join it' 'return true;' \
     ringprof_life_tests 'ForkGate.AForkWaitsForAThreadThatRanItsLastLineUntilItIsJoined'
+# Signal end: the session it ends is not pinned, so the program's own end of it, under way at
+# once, finds it stopping, returns, and frees it under the signal's end.
+mutation signal_end_unpinned core sdk/src/session/session.cpp \
+    'PinnedSession current;' 'struct { SessionImpl* i = g_current_impl; SessionImpl* impl() const { return i; } explicit operator bool() const { return i != nullptr; } } current;' \
+    ringprof_life_tests 'SignalEnd.ASessionDestroyedWhileASignalEndsItWaitsForThatEndAndEveryOutputIsWhole'
 # Count: the process tree keeps only the last thread's calls.
 mutation count_of_last_thread core sdk/src/tree/agg_node.cpp \
     'count += calls;' 'count = calls;' \

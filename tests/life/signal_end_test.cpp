@@ -9,8 +9,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -22,6 +24,7 @@
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "sanitizer_build.hpp"
+#include "session/signal_end.hpp"
 #include "temp_dir.hpp"
 
 namespace ringprof::testing {
@@ -129,6 +132,46 @@ TEST(SignalEnd, AnIgnoredSignalStaysIgnored) {
     ASSERT_TRUE(o.finished);
     EXPECT_EQ(o.exit_code, 3) << "signal " << o.signal;
     expect_outputs_whole(dir, "ignored");
+}
+
+// A timeline backend whose final snapshot takes 300 ms, and says when it has begun.
+std::atomic<bool> g_last_snapshot_began{false};
+class SlowLastSnapshot : public Backend {
+public:
+    const char* name() const override { return "slow_last_snapshot"; }
+    bool wants_spans() const override { return true; }
+    void on_snapshot(const Snapshot& s) override {
+        if (!s.final) return;
+        g_last_snapshot_began = true;
+        std::this_thread::sleep_for(300ms);
+    }
+};
+
+// The signal's end of a session (here called directly, so the process is not killed after it) is
+// under way when the program destroys that session itself: the destructor waits for that end, is
+// not a second one, and frees the session only after it. (A pool worker's SIGTERM arriving while
+// Python's exit handlers end the default session meets the same two ends.)
+TEST(SignalEnd, ASessionDestroyedWhileASignalEndsItWaitsForThatEndAndEveryOutputIsWhole) {
+    TempDir dir;
+    const Outcome o = run_bounded(
+        [&] {
+            Config c;
+            c.output_dir = dir.str();
+            c.run_id = "two_ends";
+            c.backends = {"timers", "trace"};
+            auto session = std::make_unique<Session>(c);
+            session->add_backend(std::make_unique<SlowLastSnapshot>());
+            record_work();
+            std::thread signal_end([] { detail::end_sessions_for_signal(); });
+            while (!g_last_snapshot_began) std::this_thread::sleep_for(1ms);
+            session.reset();  // the program's own end, while the signal's waits for the writer
+            signal_end.join();
+            return 0;
+        },
+        within(60s));
+    ASSERT_TRUE(o.finished) << "the session's two ends hung";
+    EXPECT_EQ(o.exit_code, 0) << "signal " << o.signal;
+    expect_outputs_whole(dir, "two_ends");
 }
 
 // POSIX: a process whose last thread ends exits with status 0, its exit handlers run. ringprof's

@@ -21,8 +21,10 @@ def start(tmp_path, code, run_id="end"):
     script = tmp_path / "scenario.py"
     script.write_text(textwrap.dedent(code))
     env = dict(os.environ, RINGPROF_OUTPUT_DIR=out_dir, RINGPROF_RUN_ID=run_id)
+    # In a process group of its own: a scenario that hangs is killed with every process it started
+    # (a pool's workers hold the output pipes open too).
     proc = subprocess.Popen([PYTHON, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=str(tmp_path))
+                            text=True, cwd=str(tmp_path), start_new_session=True)
     return proc, out_dir
 
 
@@ -30,7 +32,7 @@ def finish(proc):
     try:
         out, err = proc.communicate(timeout=DEADLINE_SECONDS)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         pytest.fail("the scenario did not finish within %d s" % DEADLINE_SECONDS)
     return proc.returncode, out, err

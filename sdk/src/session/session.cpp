@@ -160,16 +160,16 @@ std::mutex& session_mutex() { return *g_mutex; }
 void stop_default_session() { stop_default_session_at_exit(); }
 
 void end_sessions_for_signal() {
-    SessionImpl* explicit_one = nullptr;
     {
-        std::lock_guard<std::mutex> lock(*g_mutex);
-        if (g_current != nullptr && g_current != g_default) explicit_one = g_current_impl;
-    }
-    if (explicit_one != nullptr) {
-        // The program's own Session object is never destroyed now (the process dies next): its
-        // end runs here, and the markers stop first, as in its destructor.
-        g_state.store(kOff, std::memory_order_release);
-        explicit_one->stop();
+        // The current session, the program's own or the default: its destructor will not run now
+        // (the process dies next), or it is running on another thread right now (the program's
+        // end, or the exit handler). Pinned, so that such an end waits for this one and frees the
+        // session after it; the markers stop first, as in the destructor.
+        PinnedSession current;
+        if (current) {
+            g_state.store(kOff, std::memory_order_release);
+            current.impl()->stop();
+        }
     }
     stop_default_session_at_exit();
 }
@@ -327,8 +327,7 @@ std::function<void(const detail::SystemSample&, const std::string&)> SessionImpl
 }
 
 bool SessionImpl::stop() {
-    if (stopped) return true;
-    stopped = true;
+    if (stopped.exchange(true)) return true;
     stop_sampler();
     const detail::EndPatience patience = end_patience();
     // The final snapshot writes the aggregates (timers, statistics) on the drainer and hands the

@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -31,7 +32,9 @@ public:
     void start();
     // Final snapshot, backends closed, rings parked; waits for ringprof's threads while they make
     // progress (end_patience). False if one stopped moving first: it still runs, the caller must
-    // never destroy this object.
+    // never destroy this object. Runs once: a later call returns true at once, so a caller that
+    // may meet another thread's end (the signal's) pins the session first and waits for the pins
+    // to go before it frees anything (end_once_unpinned).
     bool stop();
     detail::EndPatience end_patience() const;
     // "the output of a, b" for the backends that take their snapshots on the writer (or not).
@@ -67,7 +70,7 @@ public:
     detail::RunClaim run_claim;  // keeps run.run_id this process's alone in the output folder
     std::uint64_t reset_ticks;             // the root's total counts from here (start, or the last take)
     std::uint64_t marker_cost_ticks = 0;  // one Begin+End pair, measured at start
-    bool stopped = false;
+    std::atomic<bool> stopped{false};
     bool drainer_running = false;    // false: the drainer could not start, nothing is recorded
     detail::DropReport drop_report;  // drainer thread only
     int pins = 0;                    // API calls using this session now (guarded by the session mutex)
@@ -115,6 +118,7 @@ public:
     PinnedSession(const PinnedSession&) = delete;
     PinnedSession& operator=(const PinnedSession&) = delete;
     Session* get() const { return session_; }
+    SessionImpl* impl() const { return impl_; }
     Session* operator->() const { return session_; }
     explicit operator bool() const { return session_ != nullptr; }
 
