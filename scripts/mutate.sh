@@ -153,8 +153,17 @@ mutation handed_back_rings_not_adopted core sdk/src/drain/drainer.cpp \
     ringprof_life_tests 'End.ADrainerGivenUpOnNeverTakesTheNextSessionsScopes'
 # A signal at its default action is left to kill the process before the outputs are written.
 mutation default_signal_not_taken core sdk/src/session/signal_end.cpp \
-    '        act.sa_handler = on_signal;' '        act.sa_handler = SIG_DFL;' \
+    '    act.sa_handler = on_signal;' '    act.sa_handler = SIG_DFL;' \
     ringprof_life_tests '*DefaultAction*'
+# Threads: ringprof's thread, started by the program's thread, stays on that thread's CPU.
+mutation quiet_thread_stays_on_creators_cpu core sdk/src/process/quiet_thread.cpp \
+    '        step_off_cpu(creator_cpu);' '' \
+    ringprof_life_tests 'OwnThreads.AQuietThreadStartedByAProgramsThreadBeginsOnAnotherCpuThanItsCreator'
+# Signals: one that comes before the drainer has started the signal thread kills at once, outputs
+# unwritten.
+mutation early_signal_not_kept core sdk/src/session/signal_end.cpp \
+    'g_thread.load() == kNoThread' 'g_thread.load() != kThreadRunning' \
+    ringprof_life_tests 'SignalEnd.ASignalBefore*'
 # Clock conversion: ticks divided by the rate instead of multiplied.
 mutation ticks_divided_by_rate core sdk/src/drain/clock_calibration.hpp \
     'return static_cast<double>(ticks) * ns_per_tick();' 'return static_cast<double>(ticks) / ns_per_tick();' \

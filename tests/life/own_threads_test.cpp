@@ -8,6 +8,7 @@
 
 #include <grp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -170,6 +171,24 @@ TEST(OwnThreads, AQuietThreadBlocksAsynchronousSignalsAndTheCreatorKeepsItsMask)
     sigset_t after;
     ::pthread_sigmask(SIG_SETMASK, nullptr, &after);
     for (int sig = 1; sig < SIGRTMIN; ++sig) EXPECT_EQ(sigismember(&after, sig), sigismember(&before, sig)) << sig;
+}
+
+// Linux may start a new thread on its creator's CPU and run it there first: a program's thread
+// whose first marker starts the session then waited milliseconds for the drainer's first work. A
+// quiet thread a program's thread starts begins on another CPU, where the process may use one.
+TEST(OwnThreads, AQuietThreadStartedByAProgramsThreadBeginsOnAnotherCpuThanItsCreator) {
+    cpu_set_t allowed;
+    ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+    if (CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "this process may run on one CPU only";
+    int on_the_creators_cpu = 0;
+    for (int i = 0; i < 20; ++i) {
+        const int creator = ::sched_getcpu();
+        int began = -1;
+        std::thread t = detail::start_quiet_thread([&] { began = ::sched_getcpu(); });
+        t.join();
+        on_the_creators_cpu += began == creator ? 1 : 0;
+    }
+    EXPECT_EQ(on_the_creators_cpu, 0) << "of 20 threads";
 }
 
 // ---- a drainer that cannot start ----------------------------------------------------------------

@@ -79,6 +79,7 @@ bool Drainer::start() {
     try {
         thread_ = GatedThread([this] {
             never_wait_on_this_thread();
+            size_decoders();
             prefault_hot_segments();
             clock_.complete_first_segment();  // no event is converted before the clock has it
             if (first_task_) survive(g_failed_command, [&] { first_task_(*this); });
@@ -276,10 +277,12 @@ std::uint64_t Drainer::pass() {
     return events;
 }
 
-void Drainer::set_drainers(std::uint32_t setting) {
-    decoders_forced_ = setting != 0;
-    // A decoder per four cores: the others are the recording threads'.
-    max_decoders_ = decoders_forced_ ? setting : std::clamp<std::size_t>(std::thread::hardware_concurrency() / 4, 1, 8);
+void Drainer::size_decoders() {
+    decoders_forced_ = drainers_setting_ != 0;
+    // A decoder per four cores: the others are the recording threads'. Counting the cores reads a
+    // file (10-20 us), so not on the thread starting the session.
+    max_decoders_ = decoders_forced_ ? drainers_setting_
+                                     : std::clamp<std::size_t>(std::thread::hardware_concurrency() / 4, 1, 8);
     aggregator_.set_decoders(max_decoders_);
     shares_.resize(max_decoders_);
 }

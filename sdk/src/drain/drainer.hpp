@@ -64,7 +64,7 @@ public:
     // How many threads may decode one pass (Config::drainers): 0 chooses by the cores and by how
     // many threads are recording; n > 0 cuts every pass with two or more rings to read into up
     // to n shares. Before start().
-    void set_drainers(std::uint32_t setting);
+    void set_drainers(std::uint32_t setting) { drainers_setting_ = setting; }
 
     // Starts the thread; false (nothing started, nothing to stop) if it cannot be created.
     bool start();
@@ -132,11 +132,13 @@ private:
     void keep_counts_of_exited(const ThreadTrack& track);
     void refill_hot_segments_for_session(bool faulted = true);
     void park_tracks();  // the rings back to the registry for a later session
+    void size_decoders();  // from drainers_setting_, on the drainer thread
 
     ClockCalibration& clock_;
     Aggregator aggregator_;
     std::vector<ThreadTrack*> tracks_;
     std::vector<PassShare> shares_ = std::vector<PassShare>(1);
+    std::uint32_t drainers_setting_ = 0;
     std::size_t max_decoders_ = 1;
     bool decoders_forced_ = false;
     DecodePool decode_pool_;  // stopped by the drainer thread as it ends

@@ -1,8 +1,10 @@
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -15,6 +17,22 @@
 namespace ringprof {
 
 namespace {
+
+// The program's name as ps shows it: the main thread's. The thread starting the session waits for
+// it, so on the main thread it is asked of the kernel (one call); another thread reads
+// /proc/self/comm with one read() (its open alone costs 10-30 us; an ifstream, with its locale
+// and buffers, more instructions than the rest of the session's start).
+std::string program_name() {
+    char name[64] = {};
+    if (::gettid() == ::getpid()) {
+        if (::pthread_getname_np(::pthread_self(), name, sizeof name) != 0) name[0] = '\0';
+    } else if (const int fd = ::open("/proc/self/comm", O_RDONLY | O_CLOEXEC); fd >= 0) {
+        if (::read(fd, name, sizeof name - 1) <= 0) name[0] = '\0';
+        ::close(fd);
+        name[std::strcspn(name, "\n")] = '\0';
+    }
+    return name;
+}
 
 // RINGPROF_NODE_RANK, else what the launcher says: SageMaker names its hosts "algo-<n>"
 // (SM_CURRENT_HOST), torchrun and Lightning give NODE_RANK. Only a rank that is valid by
@@ -116,18 +134,8 @@ std::string Config::effective_run_id() const {
     }
     // The program's name is whatever the program chose (prctl can put a '/' in it): not
     // refused, only made a name.
-    // One read(): an ifstream (its locale and buffers) costs more instructions (callgrind) than the
-    // rest of starting the default session on a process's first marker, whose thread waits for it.
-    std::string program = "ringprof";
-    const int fd = ::open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        char buf[64];
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        ::close(fd);
-        std::string name(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
-        name = name.substr(0, name.find('\n'));
-        if (!name.empty()) program = name;
-    }
+    std::string program = program_name();
+    if (program.empty()) program = "ringprof";
     for (char& c : program) {
         if (c == '/' || c == '\0') c = '_';
     }

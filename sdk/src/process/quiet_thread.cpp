@@ -3,6 +3,7 @@
 #include "process/last_thread.hpp"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 
 #include <atomic>
@@ -18,6 +19,24 @@ std::atomic<int> g_failing_starts{0};
 // Counted from the thread's first instruction to its last, never before or after: a count read
 // at any moment is at most the number of such threads alive (last_thread.hpp relies on it).
 std::atomic<int> g_alive{0};
+thread_local bool t_quiet = false;  // this thread is one of them
+
+// Linux places a new thread on the CPU of the thread creating it, and may run it there at once.
+// A program's thread whose first marker starts the session then waited for the new drainer's
+// first work (faulting in ring segments) until balancing moved one of them: 1.4-4.4 ms, in 30% of
+// starts on an idle 2-core machine (scheduler trace; the other core idle all along). So a thread
+// the program's thread creates leaves that CPU first thing, when it may run elsewhere, and may run
+// anywhere again right after: the creator waits microseconds.
+void step_off_cpu(int creator_cpu) noexcept {
+    if (creator_cpu < 0 || ::sched_getcpu() != creator_cpu) return;
+    cpu_set_t allowed;
+    if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+    if (!CPU_ISSET(creator_cpu, &allowed) || CPU_COUNT(&allowed) < 2) return;
+    cpu_set_t elsewhere = allowed;
+    CPU_CLR(creator_cpu, &elsewhere);
+    if (::sched_setaffinity(0, sizeof elsewhere, &elsewhere) != 0) return;  // moves it now
+    ::sched_setaffinity(0, sizeof allowed, &allowed);
+}
 
 sigset_t asynchronous_signals() {
     sigset_t set;
@@ -54,7 +73,10 @@ std::thread start_quiet_thread(std::function<void()> body) {
     }
     if (failing > 0) throw std::system_error(EAGAIN, std::generic_category(), "pthread_create");
     MaskedForCreation masked;
-    return std::thread([body = std::move(body)] {
+    const int creator_cpu = t_quiet ? -1 : ::sched_getcpu();  // one of ringprof's threads may wait
+    return std::thread([body = std::move(body), creator_cpu] {
+        t_quiet = true;
+        step_off_cpu(creator_cpu);
         g_alive.fetch_add(1, std::memory_order_relaxed);
         struct Ended {
             ~Ended() { g_alive.fetch_sub(1, std::memory_order_relaxed); }

@@ -263,7 +263,7 @@ std::string SessionImpl::names_of_backends(bool on_writer) const {
 
 void SessionImpl::start() {
     // Here: the run id is this process's from the session's first moment (run_info(), a child
-    // forked now, a process with the same run id starting as this one does).
+    // forked now, a process with the same run id that this one starts or tells to start).
     try {
         ensure_output_dir(run.output_dir);
     } catch (const std::exception& e) {
@@ -272,10 +272,11 @@ void SessionImpl::start() {
     run.run_id = run_claim.claim(run.output_dir, run.run_id);
     // On the drainer before its first pass, while markers already record into the rings: the
     // thread that starts the session (often a marker's first call) would otherwise wait for the
-    // backends' files, the writer's and the sampler's threads and the marker-cost measurement
-    // (about a millisecond). The backends come first, so a flush right after waits least.
+    // signal thread, the backends' files, the writer's and the sampler's threads and the
+    // marker-cost measurement (about a millisecond).
     drainer.set_first_task([this](detail::Drainer& d) {
-        start_backends();
+        detail::start_signal_end_thread();  // a signal taken meanwhile waits in its pipe for it
+        start_backends();                   // before the rest, so a flush right after waits least
         start_sampler();
         marker_cost_ticks = config.custom_clock != nullptr ? 0 : detail::measure_marker_cost_ticks();
         d.aggregator().set_marker_cost(marker_cost_ticks, config.subtract_overhead);
@@ -287,7 +288,10 @@ void SessionImpl::start() {
     }
     drainer.set_drainers(config.drainers);
     drainer_running = drainer.start();
-    if (!drainer_running) start_backends();  // nothing is recorded, but the outputs are written at the end
+    if (drainer_running) return;
+    // Nothing is recorded, but the outputs are written at the end.
+    detail::start_signal_end_thread();
+    start_backends();
 }
 
 void SessionImpl::start_backends() {
@@ -459,8 +463,8 @@ Session::Session(Config config) {
     detail::set_ring_capacity_for_new_threads(detail::ring_events_for_config(impl_->config));
     detail::set_full_ring_policy(impl_->config.on_full);
     detail::set_recording_clock(impl_->config.custom_clock);
+    detail::take_default_signals();  // before the drainer, which starts the thread that ends the session
     impl_->start();
-    detail::end_on_default_signals();  // after the drainer: the thread the outputs depend on starts first
     {
         // From here API calls reach the session (its drainer runs).
         std::lock_guard<std::mutex> lock(*g_mutex);

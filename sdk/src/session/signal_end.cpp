@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <iterator>
 #include <mutex>
 #include <system_error>
 
@@ -24,8 +25,12 @@ constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 // Starting the thread, taking signals (never taken in the handler); replaced in a forked child.
 std::mutex* g_mutex = new std::mutex();
 int g_pipe[2] = {-1, -1};
-std::atomic<bool> g_thread_running{false};
 std::atomic<int> g_signal{0};  // the signal being handled; 0: none yet
+
+// The thread that ends the session. Coming: taken at a session's start, to be started on its
+// drainer; a signal waits in the pipe for it. None: a signal kills at once, as its default does.
+enum ThreadState : int { kNoThread, kThreadComing, kThreadRunning };
+std::atomic<int> g_thread{kNoThread};
 
 void die_of(int sig) {
     ::signal(sig, SIG_DFL);
@@ -35,7 +40,7 @@ void die_of(int sig) {
 void on_signal(int sig) {
     const int saved_errno = errno;
     int expected = 0;
-    if (!g_signal.compare_exchange_strong(expected, sig) || !g_thread_running.load()) {
+    if (!g_signal.compare_exchange_strong(expected, sig) || g_thread.load() == kNoThread) {
         die_of(sig);  // a second signal while the end runs, or no thread to end it: at once
         errno = saved_errno;
         return;
@@ -79,45 +84,54 @@ void end_then_die() {
     ::kill(::getpid(), sig);
 }
 
-bool start_thread() {
-    if (g_thread_running.load()) return true;
-    if (g_pipe[0] < 0 && ::pipe2(g_pipe, O_CLOEXEC) != 0) return false;
-    try {
-        GatedThread(end_then_die).detach();  // never joined: counted until it returns, unless waiting
-    } catch (const std::system_error&) {
-        return false;  // the signals keep their default action
-    }
-    g_thread_running.store(true);
-    return true;
-}
-
 }  // namespace
 
-void end_on_default_signals() {
+void take_default_signals() {
     std::lock_guard<std::mutex> lock(*g_mutex);
     if (g_signal.load() != 0) return;  // already ending
+    int ours[std::size(kSignals)];
+    std::size_t taken = 0;
+    bool any_ours = false;
     for (int sig : kSignals) {
         struct sigaction now {};
         if (::sigaction(sig, nullptr, &now) != 0) continue;
-        if (is_ours(now)) {  // taken before a fork: this child's thread is started here
-            if (!start_thread()) return;
-            continue;
+        if (is_ours(now)) any_ours = true;  // taken before a fork: this child's thread comes now
+        if ((now.sa_flags & SA_SIGINFO) == 0 && now.sa_handler == SIG_DFL) ours[taken++] = sig;
+    }
+    if (taken == 0 && !any_ours) return;  // the program's own handlers, all of them
+    if (g_pipe[0] < 0 && ::pipe2(g_pipe, O_CLOEXEC) != 0) return;  // they keep their default action
+    // Before a handler is in place: from the first signal on, one waits for the thread.
+    int none = kNoThread;
+    g_thread.compare_exchange_strong(none, kThreadComing);
+    struct sigaction act {};
+    act.sa_handler = on_signal;
+    sigemptyset(&act.sa_mask);
+    for (int other : kSignals) sigaddset(&act.sa_mask, other);
+    act.sa_flags = SA_RESTART;
+    for (std::size_t i = 0; i < taken; ++i) ::sigaction(ours[i], &act, nullptr);
+}
+
+void start_signal_end_thread() {
+    std::lock_guard<std::mutex> lock(*g_mutex);
+    if (g_thread.load() != kThreadComing) return;
+    try {
+        GatedThread(end_then_die).detach();  // never joined: counted until it returns, unless waiting
+        g_thread.store(kThreadRunning);
+    } catch (const std::system_error&) {
+        g_thread.store(kNoThread);
+        // Its handler saw a thread coming and left the signal in the pipe: it is not lost, it is
+        // sent again with its default action (to the process: this thread blocks it).
+        if (const int sig = g_signal.load()) {
+            ::signal(sig, SIG_DFL);
+            ::kill(::getpid(), sig);
         }
-        if ((now.sa_flags & SA_SIGINFO) != 0 || now.sa_handler != SIG_DFL) continue;  // the program's
-        if (!start_thread()) return;
-        struct sigaction act {};
-        act.sa_handler = on_signal;
-        sigemptyset(&act.sa_mask);
-        for (int other : kSignals) sigaddset(&act.sa_mask, other);
-        act.sa_flags = SA_RESTART;
-        ::sigaction(sig, &act, nullptr);
     }
 }
 
 void forget_signal_end_thread_in_child() {
     // The handler stays (dispositions are inherited); with no thread it dies at once until a
     // session starts here and starts the thread again. The pipe is the parent's too: a new one.
-    g_thread_running.store(false);
+    g_thread.store(kNoThread);
     if (g_pipe[0] >= 0) {
         ::close(g_pipe[0]);
         ::close(g_pipe[1]);

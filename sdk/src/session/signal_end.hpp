@@ -16,8 +16,13 @@
 
 namespace ringprof::detail {
 
-// At each session start: takes the signals still at SIG_DFL (see above).
-void end_on_default_signals();
+// At each session start, on the thread starting it: takes the signals still at SIG_DFL (see
+// above). From here a signal waits in the pipe for the thread that ends the session...
+void take_default_signals();
+// ...which this starts, on the drainer (the thread the outputs depend on comes first, and the
+// thread starting the session does not wait for another). If it cannot, a signal that came in
+// between takes its default action, as one does from then on.
+void start_signal_end_thread();
 // After fork, in the child: the thread that ends the session did not come along.
 void forget_signal_end_thread_in_child();
 
