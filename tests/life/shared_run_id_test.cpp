@@ -3,13 +3,18 @@
 // in one message.
 #include <gtest/gtest.h>
 #include <simdjson.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bounded_process.hpp"
+#include "held_ringprof_threads.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "temp_dir.hpp"
@@ -115,6 +120,95 @@ TEST(SharedRunId, ProcessesSharingARunIdWriteDistinctWholeFiles) {
     EXPECT_EQ(ranks_seen.size(), static_cast<std::size_t>(kRanks));
     EXPECT_EQ(lines_naming(err, "run id 'shared' is in use"), kRanks - 1) << err;
     EXPECT_EQ(lines_naming(err, "ringprof"), kRanks - 1) << err;
+    fs::remove(err_path);
+}
+
+// The claim is made as the session starts, not by the drainer: the process whose session started
+// first keeps the run id, even while its drainer has not started yet. Here it is held until the
+// process the first one told to start has claimed and flushed.
+TEST(SharedRunId, AProcessKeepsItsRunIdAgainstOneItTellsToStartAfterItsOwnSessionStarted) {
+    TempDir dir;
+    const std::string err_path = dir.str() + "/../SharedRunIdOrder_stderr.txt";
+    const Outcome o = run_bounded(
+        [&] {
+            set_env("RINGPROF_OUTPUT_DIR", dir.str());
+            set_env("RINGPROF_RUN_ID", "first");
+            int go[2], done[2];
+            if (::pipe(go) != 0 || ::pipe(done) != 0) return 10;
+            const pid_t later = ::fork();  // before this process's session: it shares the run id
+            if (later == 0) {
+                char c;
+                if (::read(go[0], &c, 1) != 1) std::_Exit(11);
+                { PROF_SCOPE("started_later"); }
+                ringprof::flush();  // after the drainer's first work: its claim is made
+                if (::write(done[1], "x", 1) != 1) std::_Exit(12);
+                std::exit(0);
+            }
+            HeldRingprofThreads held;
+            { PROF_SCOPE("started_first"); }
+            char c;
+            if (::write(go[1], "x", 1) != 1 || ::read(done[0], &c, 1) != 1) return 13;
+            held.release();
+            int status = 0;
+            return ::waitpid(later, &status, 0) == later && WIFEXITED(status) ? WEXITSTATUS(status) : 14;
+        },
+        stderr_to(err_path));
+    const std::string err = read_text(err_path);
+    ASSERT_TRUE(o.finished);
+    ASSERT_EQ(o.exit_code, 0) << err;
+    const TimerTree first = load_timers_json(dir.str() + "/first_timers.json");
+    EXPECT_NE(first.root.find("started_first"), nullptr) << "the run id went to the process started later";
+    EXPECT_EQ(first.root.find("started_later"), nullptr);
+    EXPECT_EQ(lines_naming(err, "run id 'first' is in use"), 1) << err;
+    fs::remove(err_path);
+}
+
+// A child forked by a process holding the run id does not hold it: once that process has ended,
+// the run id is free, even while the child still lives.
+TEST(SharedRunId, ARunIdIsFreeOnceItsProcessEndedWhileAChildItForkedLivesOn) {
+    TempDir dir;
+    int child_waits[2], child_pid[2];
+    ASSERT_EQ(::pipe(child_waits), 0);
+    ASSERT_EQ(::pipe(child_pid), 0);
+    const Outcome holder = run_bounded([&] {
+        set_env("RINGPROF_OUTPUT_DIR", dir.str());
+        set_env("RINGPROF_RUN_ID", "kept");
+        { PROF_SCOPE("holder"); }
+        const pid_t child = ::fork();
+        if (child == 0) {  // outlives this process (in a group of its own), until the pipe closes
+            ::setpgid(0, 0);
+            ::close(child_waits[1]);
+            char c;
+            while (::read(child_waits[0], &c, 1) > 0) {
+            }
+            std::_Exit(0);
+        }
+        return ::write(child_pid[1], &child, sizeof child) == sizeof child ? 0 : 10;
+    });
+    ::close(child_waits[0]);
+    pid_t child = -1;
+    const bool told = ::read(child_pid[0], &child, sizeof child) == sizeof child;
+    ::close(child_pid[0]);
+    ::close(child_pid[1]);
+    ASSERT_TRUE(holder.finished);
+    ASSERT_EQ(holder.exit_code, 0);
+    ASSERT_TRUE(told);
+    const std::string err_path = dir.str() + "/../SharedRunIdFree_stderr.txt";
+    const Outcome later = run_bounded(
+        [&] {
+            set_env("RINGPROF_OUTPUT_DIR", dir.str());
+            set_env("RINGPROF_RUN_ID", "kept");
+            { PROF_SCOPE("later"); }
+            return 0;
+        },
+        stderr_to(err_path));
+    ::close(child_waits[1]);  // the child ends; this process adopted it
+    ::waitpid(child, nullptr, 0);
+    ASSERT_TRUE(later.finished);
+    const std::string err = read_text(err_path);
+    EXPECT_EQ(lines_naming(err, "in use"), 0) << err;
+    EXPECT_NE(load_timers_json(dir.str() + "/kept_timers.json").root.find("later"), nullptr)
+        << "the run id stayed taken while the holder's child lived";
     fs::remove(err_path);
 }
 

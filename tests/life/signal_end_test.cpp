@@ -21,7 +21,7 @@
 #include "bounded_process.hpp"
 #include "env_session.hpp"
 #include "gzip_text.hpp"
-#include "process/fork_gate.hpp"
+#include "held_ringprof_threads.hpp"
 #include "ringprof/ringprof.hpp"
 #include "ringprof/timers_json.hpp"
 #include "sanitizer_build.hpp"
@@ -139,21 +139,16 @@ TEST(SignalEnd, AnIgnoredSignalStaysIgnored) {
 // marker's first call) does not wait for it. While every ringprof thread is held at its start,
 // SIGTERM comes after the session took it, before that thread exists: the signal waits for the
 // thread, which ends the run with its outputs whole, and the process still dies of it.
-std::atomic<bool> g_hold_new_threads{false};
-void hold_while_asked() {
-    while (g_hold_new_threads) std::this_thread::sleep_for(1ms);
-}
 
 TEST(SignalEnd, ASignalBeforeRingprofsSignalThreadStartsWaitsForItAndEveryOutputIsWhole) {
     TempDir dir;
     const Outcome o = run_bounded(
         [&] {
             record_signalled_run_to(dir, "early_signal");
-            g_hold_new_threads = true;
-            detail::set_gated_thread_edges_for_testing(hold_while_asked);
+            HeldRingprofThreads held;
             record_work();                // the first scope starts the session
             ::kill(::getpid(), SIGTERM);  // handled on this thread before kill returns
-            g_hold_new_threads = false;
+            held.release();
             for (;;) std::this_thread::sleep_for(10ms);  // until the signal ends the process
             return 0;
         },
