@@ -139,7 +139,6 @@ TEST(SignalEnd, AnIgnoredSignalStaysIgnored) {
 // marker's first call) does not wait for it. While every ringprof thread is held at its start,
 // SIGTERM comes after the session took it, before that thread exists: the signal waits for the
 // thread, which ends the run with its outputs whole, and the process still dies of it.
-
 TEST(SignalEnd, ASignalBeforeRingprofsSignalThreadStartsWaitsForItAndEveryOutputIsWhole) {
     TempDir dir;
     const Outcome o = run_bounded(
