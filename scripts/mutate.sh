@@ -440,6 +440,15 @@ mutation merge_numpy_small_sort merge sdk/src/merge/numpy_argsort.cpp \
     'while ((pr - pl) > kSmallQuicksort) {' 'while ((pr - pl) > kSmallQuicksort + 1) {' \
     ringprof_merge_tests 'NumpyArgsort.*:MergeSystemMetrics.*'
 
+# A span whose start was rounded onto the time base keeps the file's dur: ts + dur misses its end.
+mutation merge_rounded_start_keeps_dur merge sdk/src/merge/merged_timeline.cpp \
+    'const bool keep = m::lands_on(e.start, e.dur, e.end);' 'const bool keep = true;' \
+    ringprof_merge_tests 'MergeRingprofOutput.*'
+# A time on the 2^-10 us grid printed as Python's repr: the text is not the double consumers read.
+mutation merge_time_printed_as_repr merge sdk/src/trace/trace_number.cpp \
+    'if (!float_on_time_grid(n)) {' 'if (true) {' \
+    ringprof_merge_tests 'MergeRingprofOutput.*'
+
 # ---- system: the system-metrics sampler -------------------------------------------------------
 # CPU utilization counts I/O wait as work (SageMaker reports it apart, as I/OWaitPercentage).
 mutation system_cpu_busy_counts_iowait system sdk/src/system/proc_readings.hpp \

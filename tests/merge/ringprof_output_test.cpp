@@ -2,8 +2,14 @@
 // writes are read back by `MergedTimeline`, by time and by step, each span once.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "merge_fixtures.hpp"
 #include "ringprof/merged_timeline.hpp"
@@ -117,6 +123,109 @@ TEST(MergeRingprofOutput, AnotherRunsTraceBesideTheSessionsFilesIsStillMerged) {
     const auto events = merge_test::only_x(merge_test::read_output(r.output_path));
     EXPECT_EQ(count_named(events, "train"), 3u);
     EXPECT_EQ(count_named(events, "other_work"), 1u);
+}
+
+// A span of the merged file as consumers read it, and exactly: the number texts are decimals of
+// doubles, which long double holds whole at this size (a 2^51 us base and quarter microseconds).
+struct MergedSpan {
+    long double ts_exact, end_exact;
+    double ts, end;  // as Chrome, Perfetto and Python parse and add them
+};
+
+std::string_view number_after(std::string_view line, std::string_view key) {
+    const std::size_t at = line.find(key);
+    if (at == std::string_view::npos) return {};
+    const std::size_t from = at + key.size();
+    return line.substr(from, line.find_first_of(",}", from) - from);
+}
+
+// `inexact`: the number texts that are not a double's exact value.
+std::map<std::string, std::vector<MergedSpan>> merged_spans_by_thread(const std::string& path, std::size_t& inexact) {
+    std::map<std::string, std::vector<MergedSpan>> out;
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.find("\"ph\": \"X\"") == std::string::npos) continue;
+        const std::string ts(number_after(line, "\"ts\": ")), dur(number_after(line, "\"dur\": "));
+        const std::string tid(number_after(line, "\"tid\": "));
+        const long double ts_x = std::strtold(ts.c_str(), nullptr), dur_x = std::strtold(dur.c_str(), nullptr);
+        inexact += ts_x != static_cast<long double>(std::strtod(ts.c_str(), nullptr));
+        inexact += dur_x != static_cast<long double>(std::strtod(dur.c_str(), nullptr));
+        const double ts_d = std::strtod(ts.c_str(), nullptr);
+        out[tid].push_back({ts_x, ts_x + dur_x, ts_d, ts_d + std::strtod(dur.c_str(), nullptr)});
+    }
+    return out;
+}
+
+// Spans of one thread, each a parent, sibling or child of the others: counts the spans that end
+// past the one still open around them, comparing starts and ends as `Time` holds them.
+template <typename Time>
+std::size_t crossings(std::vector<MergedSpan> spans, Time MergedSpan::*ts, Time MergedSpan::*end) {
+    std::stable_sort(spans.begin(), spans.end(), [&](const MergedSpan& a, const MergedSpan& b) {
+        return a.*ts != b.*ts ? a.*ts < b.*ts : a.*end > b.*end;
+    });
+    std::size_t crossed = 0;
+    std::vector<Time> open_ends;
+    for (const MergedSpan& s : spans) {
+        while (!open_ends.empty() && open_ends.back() <= s.*ts) open_ends.pop_back();
+        if (!open_ends.empty() && s.*end > open_ends.back()) ++crossed;
+        open_ends.push_back(s.*end);
+    }
+    return crossed;
+}
+
+// ringprof's trace holds times on a 2^-10 us grid from the run's start, and its spans touch: a
+// child ends in the nanosecond its parent ends, the next begins where one ends. Merged, each time
+// sits on a ~1.8e15 us base where a double's step is 0.25 us: added to a rounded ts, the file's dur
+// could end a child past its parent, which Chrome leaves off the track ("cannot nest").
+TEST(MergeRingprofOutput, TouchingSpansOfATraceStillNestOnceMergedAsConsumersAddTsAndDur) {
+    merge_test::TempDir dir;
+    constexpr std::int64_t kRunStart = 1780000000123457;  // us since the epoch, odd: off any grid
+    constexpr int kParents = 20000;
+    std::mt19937_64 random(49);
+    std::uniform_int_distribution<std::int64_t> ticks(1, 4000);  // 2^-10 us each
+    std::string trace = fmt::format(
+        "{{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
+        "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":7,\"args\":{{\"name\":\"run\"}}}},\n"
+        "{{\"ph\":\"M\",\"name\":\"start\",\"pid\":7,\"args\":{{\"start_time_since_epoch_in_micros\":{}}}}}",
+        kRunStart);
+    const auto us = [](std::int64_t t) { return fmt::format("{}", static_cast<double>(t) / 1024); };
+    // Where each span starts and ends, as one rounding of its exact time puts it.
+    const auto at = [](std::int64_t t) { return static_cast<double>(kRunStart + static_cast<long double>(t) / 1024); };
+    std::vector<std::pair<double, double>> expected;
+    std::int64_t t = 0;  // in grid ticks from the run's start
+    for (int i = 0; i < kParents; ++i) {
+        const std::int64_t a = t + ticks(random), b = a + ticks(random), end = b + ticks(random);
+        const std::int64_t bounds[][2] = {{t, end}, {t, a}, {a, b}, {b, end}};  // a parent, then its children
+        for (const auto& span : bounds) {
+            trace += fmt::format(",\n{{\"ph\":\"X\",\"pid\":7,\"tid\":{},\"name\":\"s\",\"ts\":{},\"dur\":{}}}", i % 2,
+                                 us(span[0]), us(span[1] - span[0]));
+            expected.emplace_back(at(span[0]), at(span[1]));
+        }
+        t = end;  // the next parent begins where this one ends
+    }
+    trace += "\n]}";
+    merge_test::write_gzip(dir.path() / "run_trace.json.gz", trace);
+
+    MergedTimeline merger(dir.str(), {"trace.json.gz"}, (dir.path() / "merged").string());
+    merger.set_system_metrics(false);
+    const MergeResult r = merger.merge_all();
+    ASSERT_TRUE(r.complete()) << (r.skipped.empty() ? "" : r.skipped[0].path + ": " + r.skipped[0].reason);
+    std::size_t inexact = 0;
+    const auto by_thread = merged_spans_by_thread(r.output_path, inexact);
+    EXPECT_EQ(inexact, 0u) << "times whose text is not the double consumers read";
+    EXPECT_EQ(by_thread.size(), 2u);
+    std::vector<std::pair<double, double>> merged;
+    for (const auto& [tid, list] : by_thread) {
+        EXPECT_EQ(crossings(list, &MergedSpan::ts_exact, &MergedSpan::end_exact), 0u)
+            << "in exact decimals, tid " << tid;
+        EXPECT_EQ(crossings(list, &MergedSpan::ts, &MergedSpan::end), 0u) << "as consumers add doubles, tid " << tid;
+        for (const MergedSpan& s : list) merged.emplace_back(s.ts, s.end);
+    }
+    // And no span moved further than that one rounding of its start and of its end.
+    std::sort(merged.begin(), merged.end());
+    std::sort(expected.begin(), expected.end());
+    EXPECT_TRUE(merged == expected) << merged.size() << " spans merged of " << expected.size();
 }
 
 }  // namespace

@@ -90,7 +90,7 @@ private:
                 at += slice.write_ts(at, t.i);
             } else {
                 slice.scratch_.clear();
-                append_number(slice.scratch_, t);
+                append_time(slice.scratch_, t);
                 text(slice.scratch_);
             }
         }

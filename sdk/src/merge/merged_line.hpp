@@ -91,7 +91,7 @@ struct LineSize {
             bytes += decimal_length(t.i);
         } else {
             std::string repr;
-            append_number(repr, t);
+            append_time(repr, t);
             bytes += repr.size();
         }
     }

@@ -128,11 +128,19 @@ public:
         }
         const std::size_t head_size = plain_name ? m::merged_line::plain_head_size(e.name) : scratch_.size();
         char digits[24];
-        std::string_view dur = e.dur_text;
-        if (dur.empty() && !e.dur.is_float) dur = std::string_view(digits, m::write_decimal(digits, e.dur.i));
-        if (dur.empty()) {
+        std::string_view dur;
+        if (!e.dur.is_float && !e.start.is_float) {
+            dur = e.dur_text.empty() ? std::string_view(digits, m::write_decimal(digits, e.dur.i)) : e.dur_text;
+        } else {
+            // Consumers read a span's end as ts + dur in doubles. Where the start was rounded (a
+            // float ts on a time base), the file's dur can miss the span's end by an ulp and put a
+            // child past its parent, which Chrome then leaves off its track; read exactly, it
+            // misses it by up to half a step. Such a span gets the duration that lands on its end
+            // (smdebug prints the file's dur).
+            const bool keep = m::lands_on(e.start, e.dur, e.end);
             dur_scratch_.clear();
-            m::append_number(dur_scratch_, e.dur);
+            m::append_time(dur_scratch_, keep ? e.dur : m::duration_landing_on(e.start, e.end),
+                           keep ? e.dur_text : std::string_view());
             dur = dur_scratch_;
         }
         const std::size_t tail_size = m::merged_line::tail_size(dur, e.args_json);

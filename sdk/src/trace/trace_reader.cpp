@@ -366,11 +366,14 @@ public:
             const auto last = last_ts_.find(k);
             for (const Pending& b : st) {
                 const TraceNumber start = absolute(b.ts);
-                TraceNumber dur =
-                    last == last_ts_.end() ? TraceNumber::integer(0) : subtract(absolute(last->second), start);
-                if (compare(dur, TraceNumber::integer(0)) < 0) dur = TraceNumber::integer(0);
-                deliver(start, dur, b.name, b.pid, b.has_tid, b.tid, b.has_thread_id, b.thread_id, b.args, b.has_step,
-                        b.step);
+                TraceNumber end = last == last_ts_.end() ? start : absolute(last->second);
+                TraceNumber dur = subtract(end, start);
+                if (compare(dur, TraceNumber::integer(0)) < 0) {
+                    dur = TraceNumber::integer(0);
+                    end = start;
+                }
+                deliver(start, dur, end, b.name, b.pid, b.has_tid, b.tid, b.has_thread_id, b.thread_id, b.args,
+                        b.has_step, b.step);
             }
         }
         if (open && !setup_.close_open_spans) note(std::to_string(open) + " B event(s) without a matching E left out");
@@ -484,15 +487,16 @@ private:
         return last_track_;
     }
 
-    void deliver(TraceNumber start, TraceNumber dur, std::string_view name, std::string_view pid, bool has_tid,
-                 std::string_view tid, bool has_thread_id, std::string_view thread_id, std::string_view args,
-                 bool has_step, std::int64_t step, bool name_plain = false, std::string_view dur_text = {}) {
+    void deliver(TraceNumber start, TraceNumber dur, TraceNumber end, std::string_view name, std::string_view pid,
+                 bool has_tid, std::string_view tid, bool has_thread_id, std::string_view thread_id,
+                 std::string_view args, bool has_step, std::int64_t step, bool name_plain = false,
+                 std::string_view dur_text = {}) {
         const std::uint64_t track = track_of(pid, has_tid, tid, has_thread_id, thread_id);
         const Track& t = tracks_[static_cast<std::uint32_t>(track)];
         // Every member given, so each is written once: `ReadEvent e;` zeroed its 230 bytes first
         // with `rep stos`, whose start-up cost was about half of this function's time (perf).
-        const ReadEvent e{start,         dur,  name,     t.phase, t.thread_key, t.label,  t.pid,
-                          t.thread_name, args, has_step, step,    name_plain,   dur_text, track};
+        const ReadEvent e{start,         dur,  end,      name, t.phase,    t.thread_key, t.label, t.pid,
+                          t.thread_name, args, has_step, step, name_plain, dur_text,     track};
         sink_.on_event(e);
         ++out_.events;
     }
@@ -502,8 +506,8 @@ private:
             return drop(index,
                         "(X) lacks a string name, pid, numeric ts or dur within +-2^62 us, or has non-object args");
         }
-        deliver(absolute(p.ts), p.dur, p.name, p.pid, p.has_tid, p.tid, p.has_thread_id, p.thread_id, p.args,
-                p.has_step, p.step, p.name_plain, p.dur_text);
+        deliver(absolute(p.ts), p.dur, has_base_ ? span_end(base_, p.ts, p.dur) : add(p.ts, p.dur), p.name, p.pid,
+                p.has_tid, p.tid, p.has_thread_id, p.thread_id, p.args, p.has_step, p.step, p.name_plain, p.dur_text);
     }
 
     static std::string stack_key(const Parsed& p) {
@@ -549,7 +553,7 @@ private:
         }
         // smdebug keeps the E event's args; we fall back to the B event's when E has none.
         const bool use_e = !p.args.empty();
-        deliver(start, dur, b.name, p.pid, b.has_tid, b.tid, use_e ? p.has_thread_id : b.has_thread_id,
+        deliver(start, dur, finish, b.name, p.pid, b.has_tid, b.tid, use_e ? p.has_thread_id : b.has_thread_id,
                 use_e ? p.thread_id : std::string_view(b.thread_id),
                 use_e ? std::string_view(p.args) : std::string_view(b.args), use_e ? p.has_step : b.has_step,
                 use_e ? p.step : b.step);

@@ -16,6 +16,9 @@ namespace ringprof::detail {
 struct ReadEvent {
     TraceNumber start;  // absolute µs
     TraceNumber dur;
+    // Where the span ends, rounded once from the file's exact numbers (span_end). Python's
+    // start + dur can differ from it by an ulp: a writer that must nest uses this.
+    TraceNumber end;
     std::string_view name;          // unescaped
     std::string_view phase;         // process_name of its pid, "Unknown" when undeclared
     std::string_view thread_key;    // args.thread_id, else tid, else "0"
