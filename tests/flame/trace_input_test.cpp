@@ -1,7 +1,12 @@
 // `ringprof flame` on traces: events nest by time per thread, threads merge with the parallel flag.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <random>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "flame_test_trees.hpp"
 #include "gzip_text.hpp"
@@ -126,6 +131,45 @@ TEST(TraceInput, TimelineMarksStepsAndKeepsTheLongestSpansUpToTheCap) {
     EXPECT_EQ(tl.steps[1].step, 1);
     EXPECT_EQ(tl.steps[1].start_ns, 1000 * 100'000'000LL);  // span 1000 starts at 100,000 us
     EXPECT_EQ(tl.steps[1].end_ns, 1999 * 100'000'000LL + 2'000'000);
+}
+
+// A ringprof trace's times sit on a 2^-10 us grid from the run's start, read onto its epoch base
+// (~1.8e15 us, where a double holds quarter microseconds). Spans touch: each child begins where
+// the one before it ends, the last ends with its parent, the next parent begins there. Rounded
+// start plus the file's dur could end a span past the next one's rounded start, making a sibling
+// its child. Each span lasts at least one step of the doubles: a shorter one can round to nothing
+// at the instant its sibling begins, and then which came first is not in the numbers.
+TEST(TraceInput, SpansTouchingOnAnEpochBaseNestAsTheyRan) {
+    constexpr int kParents = 3000;
+    std::mt19937_64 random(52);
+    std::uniform_int_distribution<std::int64_t> ticks(256, 4000);  // 2^-10 us each
+    std::string trace =
+        "{\"traceEvents\":[\n{\"ph\":\"M\",\"name\":\"start\",\"pid\":7,\"args\":{"
+        "\"start_time_since_epoch_in_micros\":1780000000123457}}";
+    const auto us = [](std::int64_t t) { return fmt::format("{}", static_cast<double>(t) / 1024); };
+    std::int64_t t = 0;
+    for (int i = 0; i < kParents; ++i) {
+        const std::int64_t a = t + ticks(random), b = a + ticks(random), end = b + ticks(random);
+        const std::pair<const char*, std::pair<std::int64_t, std::int64_t>> spans[] = {
+            {"parent", {t, end}}, {"a", {t, a}}, {"b", {a, b}}, {"c", {b, end}}};
+        for (const auto& [name, span] : spans) {
+            trace += fmt::format(",\n{{\"ph\":\"X\",\"pid\":7,\"tid\":1,\"name\":\"{}\",\"ts\":{},\"dur\":{}}}", name,
+                                 us(span.first), us(span.second - span.first));
+        }
+        t = end;
+    }
+    trace += "\n]}";
+    const ringprof::FlameProfile p = ringprof::load_flame_profile(write_gz("touching_on_epoch.trace.json.gz", trace));
+    ASSERT_EQ(p.threads.size(), 1u);
+    const ringprof::TimerNode& root = p.threads[0].tree;
+    ASSERT_EQ(root.children.size(), 1u) << "a parent nested in the one before it";
+    EXPECT_EQ(root.children[0].name, "parent");
+    EXPECT_EQ(root.children[0].count, static_cast<std::uint64_t>(kParents));
+    ASSERT_EQ(root.children[0].children.size(), 3u);
+    for (const ringprof::TimerNode& child : root.children[0].children) {
+        EXPECT_EQ(child.count, static_cast<std::uint64_t>(kParents)) << child.name;
+        EXPECT_TRUE(child.children.empty()) << child.name << " holds the sibling that began where it ended";
+    }
 }
 
 TEST(TraceInput, ReadsBareArraysUncompressed) {

@@ -31,6 +31,9 @@ constexpr std::size_t kMaxNesting = kMaxTreeDepth;
 struct Interval {
     double ts;   // microseconds
     double dur;  // microseconds
+    // The end, rounded once from the file's exact numbers: what nests. ts + dur, rounded twice,
+    // can pass the next span's start on an epoch base (reader's ReadEvent::end).
+    double end;
     std::uint32_t name;
     std::uint32_t seq;  // arrival order, the tie-break that keeps the sort stable
     std::int64_t step;  // when has_step: every int64 is a step number
@@ -72,8 +75,9 @@ public:
         if (t.thread_name.empty() && !e.thread_name.empty()) t.thread_name = std::string(e.thread_name);
         if (!e.phase.empty() && e.phase != "Unknown")
             process_names_.emplace(t.node + '\x1f' + t.pid, std::string(e.phase));
-        t.spans.push_back(
-            {e.start.as_double(), std::max(0.0, e.dur.as_double()), intern(e.name), seq_++, e.step, e.in_step()});
+        const double start = e.start.as_double();
+        t.spans.push_back({start, std::max(0.0, e.dur.as_double()), std::max(start, e.end.as_double()), intern(e.name),
+                           seq_++, e.step, e.in_step()});
     }
 
     FlameProfile finish(const std::string& title) {
@@ -176,7 +180,7 @@ private:
                FlameLane& lane) const {
         std::sort(spans.begin(), spans.end(), [](const Interval& a, const Interval& b) {
             if (a.ts != b.ts) return a.ts < b.ts;
-            if (a.dur != b.dur) return a.dur > b.dur;
+            if (a.end != b.end) return a.end > b.end;
             return a.seq < b.seq;
         });
         first = spans.front().ts;
@@ -192,22 +196,23 @@ private:
             // Folded: its time is already in the ancestor's total (spans nested in it fold too).
             if (stack.size() > kMaxNesting) continue;
             // Only the deepest node's children change, so the pointers below it stay valid.
-            lane.spans.push_back({static_cast<std::int64_t>(std::llround((s.ts - origin) * 1e3)),
-                                  static_cast<std::int64_t>(std::llround(s.dur * 1e3)), s.name,
+            // Both ends from the same origin, so a lane's spans nest as the tree does.
+            const std::int64_t begin_ns = std::llround((s.ts - origin) * 1e3);
+            lane.spans.push_back({begin_ns, std::llround((s.end - origin) * 1e3) - begin_ns, s.name,
                                   static_cast<std::uint32_t>(stack.size() - 1)});
             if (s.has_step) {
-                auto [it, fresh] = steps_.emplace(s.step, std::make_pair(s.ts, s.ts + s.dur));
+                auto [it, fresh] = steps_.emplace(s.step, std::make_pair(s.ts, s.end));
                 if (!fresh) {
                     it->second.first = std::min(it->second.first, s.ts);
-                    it->second.second = std::max(it->second.second, s.ts + s.dur);
+                    it->second.second = std::max(it->second.second, s.end);
                 }
             }
             BuildNode& parent = *stack.back().node;
             BuildNode& n = find_or_add_child(parent.children, parent.index, names_[s.name]);
             n.total += s.dur * 1e-6;
             n.count += 1;
-            stack.push_back({&n, s.ts + s.dur});
-            last = std::max(last, s.ts + s.dur);
+            stack.push_back({&n, s.end});
+            last = std::max(last, s.end);
         }
         top.name = root.name;
         root = std::move(top).to_timer_node();
