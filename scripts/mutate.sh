@@ -287,6 +287,11 @@ mutation flame_tooltip_names_as_markup flame sdk/src/flame/assets/flame.js \
     '  e.textContent = text;' '  e.innerHTML = text;' \
     ringprof_flame_tests 'FlameBrowser.NamesThatAreMarkup*'
 
+# A trace's spans nest by start + dur as doubles: on an epoch base a sibling becomes a child.
+mutation flame_nests_by_rounded_sum flame sdk/src/flame/profile_from_trace.cpp \
+    'stack.push_back({&n, s.end});' 'stack.push_back({&n, s.ts + s.dur});' \
+    ringprof_flame_tests 'TraceInput.*'
+
 # ---- timelines: pythontimeline.json, trace.json.gz, filters -----------------------------------
 # RINGPROF_TIMELINE_MAX_DEPTH keeps one level more than asked.
 mutation timeline_depth_filter_off_by_one timelines sdk/src/timeline/timeline_writer.cpp \
@@ -553,7 +558,15 @@ mutation dotdot_is_a_name outputs sdk/src/process/output_files.cpp \
     ringprof_hostile_tests 'NamesStayNames.*'
 # An exec'd image takes over the claim its earlier image left, and replaces that image's files.
 mutation exec_image_takes_the_claim outputs sdk/src/process/run_claim.cpp \
-    'if (!created && pid_in(fd) == static_cast<long long>(self)) {' 'if (false) {' \
+    'if (h.pid == static_cast<long long>(self) && h.image != this_image()) {' 'if (false) {' \
+    ringprof_life_tests 'ExecImage.*:SharedRunId.*'
+# The claim file does not name its holder: an image exec'd after its session ended replaces its files.
+mutation claim_names_no_holder outputs sdk/src/process/run_claim.cpp \
+    'if (created || held.st_uid == ::geteuid()) {' 'if (false) {' \
+    ringprof_life_tests 'ExecImage.*:SharedRunId.*'
+# A later session of the same image reads the claim its earlier session left as an exec'd image's.
+mutation later_session_taken_for_exec outputs sdk/src/process/run_claim.cpp \
+    'h.image != this_image()' 'h.image != 0' \
     ringprof_life_tests 'ExecImage.*:SharedRunId.*'
 
 # ---- the Python module ------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -19,11 +20,27 @@ std::string claim_name(const std::string& run_id) { return "." + run_id + ".ring
 RunClaim::~RunClaim() { release(); }
 
 namespace {
-// The pid a claim file says made it ("<pid>\n"), or 0.
-long long pid_in(int fd) {
-    char text[32] = {};
-    const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
-    return n > 0 ? std::atoll(text) : 0;
+// Tells this program image from an earlier one of the same process (exec keeps the pid): the
+// address of this static (randomized per image) and the clock at its first use, so no system call.
+unsigned long long this_image() {
+    static const unsigned long long image =
+        (static_cast<unsigned long long>(__builtin_ia32_rdtsc()) << 1 | 1) ^ reinterpret_cast<std::uintptr_t>(&image);
+    return image;
+}
+
+// Who made a claim file ("<pid> <image>\n"); zeros where it says nothing.
+struct ClaimHolder {
+    long long pid = 0;
+    unsigned long long image = 0;
+};
+ClaimHolder holder_in(int fd) {
+    char text[64] = {};
+    ClaimHolder h;
+    if (::pread(fd, text, sizeof text - 1, 0) <= 0) return h;
+    char* rest = nullptr;
+    h.pid = std::strtoll(text, &rest, 10);
+    h.image = std::strtoull(rest, nullptr, 10);
+    return h;
 }
 }  // namespace
 
@@ -55,20 +72,22 @@ RunClaim::Outcome RunClaim::try_claim(const std::string& name) {
             held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
             const pid_t self = ::getpid();
             // exec() closes the claim (close-on-exec, so its lock goes) but keeps the pid: a claim
-            // left by this pid is an earlier image of this process, whose files the new image
-            // must not replace.
-            if (!created && pid_in(fd) == static_cast<long long>(self)) {
-                ::close(fd);
-                return Outcome::HeldByEarlierImage;
+            // left by this pid and another image is an earlier image of this process, whose files
+            // the new image must not replace, whether or not that image had ended its session.
+            // (A later session of this image takes its run id again, as before.)
+            if (!created) {
+                const ClaimHolder h = holder_in(fd);
+                if (h.pid == static_cast<long long>(self) && h.image != this_image()) {
+                    ::close(fd);
+                    return Outcome::HeldByEarlierImage;
+                }
             }
             fd_ = fd;
-            owner_ = self;
-            name_ = name;
             // For a curious reader, and for an exec'd image to recognise its predecessor; only
             // into a file this user owns (a file another user made is used, not written).
             if (created || held.st_uid == ::geteuid()) {
-                const std::string pid = std::to_string(owner_) + "\n";
-                if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+                const std::string holder = std::to_string(self) + " " + std::to_string(this_image()) + "\n";
+                if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, holder.data(), holder.size(), 0) < 0) {
                     // informational only
                 }
             }
@@ -123,8 +142,9 @@ bool RunClaim::claim_alone(const std::string& dir, const std::string& name) {
 
 void RunClaim::release() {
     if (fd_ >= 0) {
-        // Unlinked while still locked: a process that opened the old file finds it replaced.
-        if (owner_ == ::getpid()) ::unlinkat(folder_.fd(), name_.c_str(), 0);
+        // The file stays, naming its holder: an image this process execs later finds it and keeps
+        // this image's files. Closing it drops the lock (in a forked child, the parent's lock is
+        // not its own and stays).
         ::close(fd_);
         fd_ = -1;
     }

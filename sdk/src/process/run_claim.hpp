@@ -1,18 +1,17 @@
 // Claims a run id in an output folder for one process. Processes launched with one environment
 // (ranks sharing RINGPROF_RUN_ID) would otherwise write the same file names and corrupt each
 // other's outputs: the first to claim keeps the run id, the others write as "<run_id>_<pid>". A
-// program that execs keeps its pid (and so its default run id): the claim file records the pid
-// that made it, and a new image that finds its own pid there writes as "<run_id>_exec" (then
-// "_exec_2"...), keeping the earlier image's files.
+// program that execs keeps its pid (and so its default run id): the claim file records the pid and
+// the program image that made it and stays when the claim is released, and a new image that finds
+// its own pid and another image there writes as "<run_id>_exec" (then "_exec_2"...), keeping the
+// earlier image's files, whether or not that image had ended its session.
 //
 // The claim is a lock on "<output_dir>/.<run_id>.ringprof_claim" (a POSIX record lock: the
 // system releases it when the process dies, it is not inherited by a forked child, and it works
-// on network file systems), so a crashed run leaves no claim behind. The file is opened as
+// on network file systems), so a crashed run leaves no claim held. The file is opened as
 // process/safe_files.hpp says (never through a link, never blocking, only a regular file with no
-// other name), and written into only when this process created it.
+// other name), and written into only when this process created it or its user owns it.
 #pragma once
-
-#include <sys/types.h>
 
 #include <string>
 
@@ -44,8 +43,6 @@ private:
 
     OutputFolder folder_;  // the output folder, opened once: the claim's name is never followed
     int fd_ = -1;
-    pid_t owner_ = 0;
-    std::string name_;
 };
 
 }  // namespace ringprof::detail
