@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -21,10 +22,12 @@ RunClaim::~RunClaim() { release(); }
 
 namespace {
 // Tells this program image from an earlier one of the same process (exec keeps the pid): the
-// address of this static (randomized per image) and the clock at its first use, so no system call.
+// address of this static (randomized per image) and the clock at its first use (read in user
+// space, as the vDSO serves it).
 unsigned long long this_image() {
     static const unsigned long long image =
-        (static_cast<unsigned long long>(__builtin_ia32_rdtsc()) << 1 | 1) ^ reinterpret_cast<std::uintptr_t>(&image);
+        static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+        reinterpret_cast<std::uintptr_t>(&image);
     return image;
 }
 
