@@ -1,7 +1,8 @@
 // Text pieces shared by the timeline backends: integers and trace times written without
 // locale or printf overhead (millions of events per second go through here), and a cache of
 // escaped names keyed by the name's pointer (names are string literals or interned strings).
-// Like the timeline backends, it uses only what ringprof/timeline_backend.hpp offers any backend.
+// Besides ringprof/timeline_backend.hpp, it uses only the grid's digits (json/grid_decimal.hpp),
+// which `ringprof merge` prints with too.
 // std::to_chars rather than fmt: writing the trace's span line took fmt 3.2x the time with a
 // runtime format string and 2.2x with FMT_COMPILE into this std::string; only FMT_COMPILE into
 // an fmt::memory_buffer kept pace (1.04x; bench_timeline BM_SpanLine*, load ~30), and that would
@@ -10,11 +11,11 @@
 
 #include <charconv>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
+#include "json/grid_decimal.hpp"
 #include "ringprof/timeline_backend.hpp"
 
 namespace ringprof::backends {
@@ -49,26 +50,7 @@ inline std::int64_t trace_grid_units(std::int64_t ns) {
 }
 
 // `units` of 2^-10 us as their exact decimal ("12", "0.0009765625", "-1.5").
-inline void append_grid_us(std::string& out, std::int64_t units) {
-    std::uint64_t mag = static_cast<std::uint64_t>(units);
-    if (units < 0) {
-        out.push_back('-');
-        mag = ~mag + 1;
-    }
-    char buf[32];
-    auto r = std::to_chars(buf, buf + sizeof buf, mag >> 10);
-    std::uint64_t frac = (mag & 1023u) * 9765625u;  // 1/1024 = 0.0009765625: 10 digits
-    if (frac != 0) {
-        *r.ptr++ = '.';
-        char digits[10];
-        for (int i = 9; i >= 0; --i, frac /= 10) digits[i] = static_cast<char>('0' + frac % 10);
-        int n = 10;
-        while (digits[n - 1] == '0') --n;
-        std::memcpy(r.ptr, digits, static_cast<std::size_t>(n));
-        r.ptr += n;
-    }
-    out.append(buf, r.ptr);
-}
+inline void append_grid_us(std::string& out, std::int64_t units) { detail::append_grid_decimal(out, units); }
 
 // A time `ns` after the run's start, as a trace's "ts".
 inline void append_trace_ts(std::string& out, std::int64_t ns) { append_grid_us(out, trace_grid_units(ns)); }

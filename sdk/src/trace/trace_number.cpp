@@ -1,5 +1,6 @@
 #include "trace/trace_number.hpp"
 
+#include "json/grid_decimal.hpp"
 #include "json/json_text.hpp"
 
 #include <charconv>
@@ -42,18 +43,7 @@ void append_time(std::string& out, TraceNumber n, std::string_view repr) {
         }
         return;
     }
-    const std::uint64_t units = static_cast<std::uint64_t>(std::fabs(n.d * 1024));  // exact: a power of two
-    if (n.d < 0) out.push_back('-');
-    char buf[32];
-    char* at = std::to_chars(buf, buf + sizeof buf, units >> 10).ptr;
-    *at++ = '.';
-    std::uint64_t frac = (units & 1023u) * 9765625u;  // 2^-10 = 0.0009765625: 10 digits
-    char digits[10];
-    for (int i = 9; i >= 0; --i, frac /= 10) digits[i] = static_cast<char>('0' + frac % 10);
-    int kept = 10;
-    while (kept > 1 && digits[kept - 1] == '0') --kept;  // "12.0", as Python writes a float
-    std::memcpy(at, digits, static_cast<std::size_t>(kept));
-    out.append(buf, at + kept);
+    append_grid_decimal(out, static_cast<std::int64_t>(n.d * 1024), /*point_zero=*/true);  // exact: a power of two
 }
 
 TraceNumber span_end(TraceNumber base, TraceNumber ts, TraceNumber dur) {
